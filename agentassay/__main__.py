@@ -1,0 +1,5 @@
+import sys
+
+from agentassay.cli import main
+
+sys.exit(main())

@@ -1,0 +1,45 @@
+"""The ``agentassay`` command line.
+
+Exit codes (documented in docs/cli.md): 0 deploy / pass, 1 block / fail, 2 manual /
+inconclusive, 3 usage or configuration error. Statistics modules are imported inside
+the commands so that ``agentassay --help`` does not pay for scipy.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ._stats import stats
+
+EXIT_USAGE = 3
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="agentassay")
+def cli() -> None:
+    """AgentAssay: did our agent get worse? Stochastic regression testing for LLM agents."""
+
+
+cli.add_command(stats)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs the CLI and turns every outcome into a documented exit code."""
+    try:
+        rv = cli.main(args=argv, prog_name="agentassay", standalone_mode=False)
+    except click.UsageError as e:
+        e.show()
+        return EXIT_USAGE
+    except click.ClickException as e:
+        e.show()
+        return EXIT_USAGE
+    except click.Abort:
+        click.echo("Aborted.", err=True)
+        return 130
+    return rv if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

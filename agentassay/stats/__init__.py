@@ -1,0 +1,72 @@
+"""Statistics core: three-valued verdicts for agents whose behaviour is random.
+
+Every procedure returns a small frozen result carrying ``.verdict`` (a :class:`Verdict`),
+its evidence and ``.explain()``, one plain sentence a PR comment can show. Error rates of
+every procedure are computed exactly in ``benchmarks/calibration.py`` and reported in
+``docs/calibration.md``; ``docs/statistics.md`` states the semantics and the deviations
+from the AgentAssay paper.
+"""
+
+from ._bayes import BayesianResult, bayesian_regression, regression_probability
+from ._effects import EffectSizes, cohens_h, effect_sizes
+from ._multiple import (
+    adjust_pvalues,
+    bonferroni_alpha,
+    correct_regressions,
+    deployment_decision,
+    suite_verdict,
+)
+from ._onesample import ThresholdResult, proportion_ci, threshold_verdict
+from ._power import (
+    pass_probability,
+    power_one_sample,
+    power_two_sample,
+    sample_size_one_sample,
+    sample_size_two_sample,
+)
+from ._regression import RegressionResult, regression_verdict
+from ._sequential import (
+    SequentialCharacteristic,
+    SequentialDesign,
+    SequentialRegression,
+    SequentialResult,
+    sequential_regression,
+)
+from ._sprt import SPRT, SPRTCharacteristic, SPRTDesign, SPRTResult, sprt
+from ._verdict import Decision, Verdict
+
+__all__ = [
+    "SPRT",
+    "BayesianResult",
+    "Decision",
+    "EffectSizes",
+    "RegressionResult",
+    "SPRTCharacteristic",
+    "SPRTDesign",
+    "SPRTResult",
+    "SequentialCharacteristic",
+    "SequentialDesign",
+    "SequentialRegression",
+    "SequentialResult",
+    "ThresholdResult",
+    "Verdict",
+    "adjust_pvalues",
+    "bayesian_regression",
+    "bonferroni_alpha",
+    "cohens_h",
+    "correct_regressions",
+    "deployment_decision",
+    "effect_sizes",
+    "pass_probability",
+    "power_one_sample",
+    "power_two_sample",
+    "proportion_ci",
+    "regression_probability",
+    "regression_verdict",
+    "sample_size_one_sample",
+    "sample_size_two_sample",
+    "sequential_regression",
+    "sprt",
+    "suite_verdict",
+    "threshold_verdict",
+]

@@ -1,0 +1,110 @@
+"""Bayesian regression probability (paper Def. 3.10) by deterministic quadrature."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special, stats
+
+from ._validation import check_count, check_margin, check_open_unit, check_passes
+from ._verdict import CODE_FAIL, CODE_INCONCLUSIVE, CODE_PASS, VERDICT_OF_CODE, Verdict
+
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(64)
+_PANELS = 16
+
+
+def regression_probability(
+    a_base: Any, b_base: Any, a_cand: Any, b_cand: Any, delta: float
+) -> np.ndarray:
+    """P(p_cand < p_base - delta) for independent Beta posteriors, vectorised.
+
+    Equals the integral of f_base(x) * F_cand(x - delta) over x in (delta, 1). We integrate
+    only where the baseline posterior has mass (its 1e-14 .. 1 - 1e-14 quantiles), split
+    into 16 Gauss-Legendre panels of 64 nodes: deterministic, no sampling noise, and
+    accurate to about 1e-10 even for the sharp posteriors of 200-trial arms.
+    """
+    ab, bb, ac, bc = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a_base, b_base, a_cand, b_cand)))
+    lo = np.maximum(special.betaincinv(ab, bb, 1e-14), delta)
+    hi = special.betaincinv(ab, bb, 1 - 1e-14)
+    hi = np.maximum(hi, lo)
+    edges = lo[..., None] + (hi - lo)[..., None] * np.linspace(0.0, 1.0, _PANELS + 1)
+    left, width = edges[..., :-1], np.diff(edges, axis=-1)
+    x = left[..., None] + width[..., None] * (_NODES + 1) / 2  # (..., panel, node)
+    w = width[..., None] * _WEIGHTS / 2
+    e = (slice(None),) * ab.ndim + (None, None)
+    dens = stats.beta.pdf(x, ab[e], bb[e])
+    cdf = special.betainc(ac[e], bc[e], np.clip(x - delta, 0.0, 1.0))
+    return np.clip((dens * cdf * w).sum(axis=(-1, -2)), 0.0, 1.0)
+
+
+def bayes_codes(nb: int, nc: int, delta: float, alpha: float, beta: float, prior: tuple[float, float]) -> np.ndarray:
+    """Verdict code for every outcome (used by the exact calibration)."""
+    xb = np.arange(nb + 1)[:, None]
+    xc = np.arange(nc + 1)[None, :]
+    a0, b0 = prior
+    preg = regression_probability(a0 + xb, b0 + nb - xb, a0 + xc, b0 + nc - xc, delta)
+    codes = np.full(preg.shape, CODE_INCONCLUSIVE, dtype=np.int8)
+    codes[preg > 1 - alpha] = CODE_FAIL
+    codes[preg < beta] = CODE_PASS
+    return codes
+
+
+@dataclass(frozen=True)
+class BayesianResult:
+    """Posterior probability that the candidate is worse than the baseline by more than delta."""
+
+    verdict: Verdict
+    regression_probability: float
+    base_passes: int
+    base_trials: int
+    cand_passes: int
+    cand_trials: int
+    delta: float
+    alpha: float
+    beta: float
+    prior: tuple[float, float]
+
+    def explain(self) -> str:
+        pr = f"posterior probability {self.regression_probability:.3f} that the pass rate fell by more than {self.delta:.2f}"
+        if self.verdict is Verdict.FAIL:
+            return f"FAIL: {pr} (above {1 - self.alpha:.2f})."
+        if self.verdict is Verdict.PASS:
+            return f"PASS: {pr} (below {self.beta:.2f})."
+        return f"INCONCLUSIVE: {pr}; neither above {1 - self.alpha:.2f} nor below {self.beta:.2f}."
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"verdict": self.verdict.value}
+
+
+def bayesian_regression(
+    base_passes: int,
+    base_trials: int,
+    cand_passes: int,
+    cand_trials: int,
+    *,
+    delta: float = 0.10,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    prior: tuple[float, float] = (0.5, 0.5),
+) -> BayesianResult:
+    """Bayesian verdict of paper Def. 3.10: FAIL if P_reg > 1 - alpha, PASS if P_reg < beta.
+
+    The default prior is Jeffreys' Beta(1/2, 1/2), whose one-sided posterior probabilities
+    are close to frequentist p-values; with it, and ``beta = alpha``, the verdict's error
+    rates come out near the nominal level (docs/calibration.md has the figures).
+    """
+    nb = check_count("base_trials", base_trials, minimum=1)
+    kb = check_passes("base_passes", base_passes, "base_trials", nb)
+    nc = check_count("cand_trials", cand_trials, minimum=1)
+    kc = check_passes("cand_passes", cand_passes, "cand_trials", nc)
+    d = check_margin("delta", delta)
+    a = check_open_unit("alpha", alpha)
+    b = check_open_unit("beta", beta)
+    if len(prior) != 2 or min(prior) <= 0:
+        raise ValueError(f"prior must be two positive Beta parameters (a0, b0); got {prior!r}")
+    a0, b0 = float(prior[0]), float(prior[1])
+    preg = float(regression_probability(a0 + kb, b0 + nb - kb, a0 + kc, b0 + nc - kc, d))
+    code = CODE_FAIL if preg > 1 - a else CODE_PASS if preg < b else CODE_INCONCLUSIVE
+    return BayesianResult(VERDICT_OF_CODE[code], preg, kb, nb, kc, nc, d, a, b, (a0, b0))

@@ -1,0 +1,273 @@
+"""Wald's sequential probability ratio test for a pass rate (paper Def. 3.9).
+
+H0: p >= threshold (the agent is fine) against H1: p <= threshold - delta. The
+log-likelihood ratio after ``s`` passes and ``f`` failures is ``s*lp + f*lf``, so the
+whole test is a walk on the integer lattice; computing the ratio from the counts (never
+by accumulating floats) keeps the live object and the exact dynamic programme below in
+perfect agreement.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_count, check_margin, check_open_unit, check_threshold_and_delta
+from ._verdict import Verdict
+
+_EPS = 1e-12
+
+
+def _check(threshold: float, delta: float, alpha: float, beta: float, max_trials: int | None) -> None:
+    check_open_unit("threshold", threshold)
+    check_margin("delta", delta)
+    check_threshold_and_delta(threshold, delta)
+    check_open_unit("alpha", alpha)
+    check_open_unit("beta", beta)
+    if alpha + beta >= 1:
+        raise ValueError(f"alpha + beta must be < 1; got alpha={alpha}, beta={beta}")
+    if max_trials is not None:
+        check_count("max_trials", max_trials, minimum=1)
+
+
+@dataclass(frozen=True)
+class SPRTDesign:
+    """Boundaries and per-trial log-likelihood increments of one SPRT."""
+
+    threshold: float
+    delta: float
+    alpha: float = 0.05
+    beta: float = 0.10
+    max_trials: int | None = None
+
+    def __post_init__(self) -> None:
+        _check(self.threshold, self.delta, self.alpha, self.beta, self.max_trials)
+
+    @property
+    def lower(self) -> float:
+        """log(beta / (1 - alpha)): at or below it, PASS."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """log((1 - beta) / alpha): at or above it, FAIL."""
+        return math.log((1 - self.beta) / self.alpha)
+
+    @property
+    def step_pass(self) -> float:
+        p0, p1 = self.threshold, self.threshold - self.delta
+        return math.log(p1 / p0)
+
+    @property
+    def step_fail(self) -> float:
+        p0, p1 = self.threshold, self.threshold - self.delta
+        return math.log((1 - p1) / (1 - p0))
+
+    def llr(self, passes: Any, fails: Any) -> Any:
+        return passes * self.step_pass + fails * self.step_fail
+
+    def decide(self, passes: int, fails: int) -> Verdict | None:
+        llr = self.llr(passes, fails)
+        if llr <= self.lower + _EPS:
+            return Verdict.PASS
+        if llr >= self.upper - _EPS:
+            return Verdict.FAIL
+        if self.max_trials is not None and passes + fails >= self.max_trials:
+            return Verdict.INCONCLUSIVE
+        return None
+
+    def wald_asn(self, p: float) -> float:
+        """Wald's approximation of the expected number of trials at true rate ``p``.
+
+        At p = threshold and p = threshold - delta this is paper Eq. 9 and Eq. 10; elsewhere
+        it uses Wald's operating characteristic. It ignores overshoot and truncation.
+        """
+        a, b = self.lower, self.upper
+        lp, lf = self.step_pass, self.step_fail
+        drift = p * lp + (1 - p) * lf
+        if abs(p - self.threshold) < 1e-12:
+            accept = 1 - self.alpha
+        elif abs(p - (self.threshold - self.delta)) < 1e-12:
+            accept = self.beta
+        elif abs(drift) < 1e-12:
+            return -a * b / (lp * lp * p + lf * lf * (1 - p))
+        else:
+            # h solves p*e^{h lp} + (1-p) e^{h lf} = 1, h != 0; OC(p) = (e^{hb}-1)/(e^{hb}-e^{ha}).
+            from scipy.optimize import brentq
+
+            def g(h: float) -> float:
+                return p * math.exp(h * lp) + (1 - p) * math.exp(h * lf) - 1
+
+            h = brentq(g, 1e-9, 60) if drift < 0 else brentq(g, -60, -1e-9)
+            accept = (math.exp(h * b) - 1) / (math.exp(h * b) - math.exp(h * a))
+        return (accept * a + (1 - accept) * b) / drift
+
+    def operating_characteristic(self, p: float, *, tol: float = 1e-12) -> SPRTCharacteristic:
+        """Exact PASS / FAIL / INCONCLUSIVE probabilities and trial-count distribution at rate p.
+
+        Dynamic programme over the number of failures after each trial; absorbs the mass
+        that crosses a boundary. Without ``max_trials`` it runs until the mass still
+        undecided is below ``tol``.
+        """
+        check_open_unit("p", p) if 0 < p < 1 else None
+        limit = self.max_trials if self.max_trials is not None else 1_000_000
+        alive = np.array([1.0])
+        passed = failed = 0.0
+        n_dist: list[float] = []
+        k = 0
+        while k < limit:
+            k += 1
+            nxt = np.zeros(k + 1)
+            nxt[:-1] += alive * p  # a pass keeps the failure count
+            nxt[1:] += alive * (1 - p)  # a failure adds one
+            f = np.arange(k + 1)
+            llr = self.llr(k - f, f)
+            pm = llr <= self.lower + _EPS
+            fm = llr >= self.upper - _EPS
+            step_pass, step_fail = nxt[pm].sum(), nxt[fm].sum()
+            passed += step_pass
+            failed += step_fail
+            nxt[pm | fm] = 0.0
+            alive = nxt
+            n_dist.append(step_pass + step_fail)
+            if self.max_trials is None and alive.sum() < tol:
+                break
+        rest = float(alive.sum())
+        if self.max_trials is not None:
+            n_dist[-1] += rest
+        dist = np.asarray(n_dist)
+        return SPRTCharacteristic(
+            p=p,
+            pass_probability=float(passed),
+            fail_probability=float(failed),
+            inconclusive_probability=rest if self.max_trials is not None else 0.0,
+            expected_trials=float(np.dot(np.arange(1, len(dist) + 1), dist) / dist.sum()),
+            trials_distribution=tuple(float(x) for x in dist),
+        )
+
+
+@dataclass(frozen=True)
+class SPRTCharacteristic:
+    """Exact operating characteristic of an SPRT design at one true pass rate."""
+
+    p: float
+    pass_probability: float
+    fail_probability: float
+    inconclusive_probability: float
+    expected_trials: float
+    trials_distribution: tuple[float, ...] = field(repr=False)
+
+    def trials_quantile(self, q: float) -> int:
+        """Smallest n with P(N <= n) >= q."""
+        c = np.cumsum(self.trials_distribution)
+        return int(np.searchsorted(c, q - 1e-12) + 1)
+
+
+@dataclass(frozen=True)
+class SPRTResult:
+    """Outcome of an SPRT run: the verdict, the evidence, and the trials it took."""
+
+    verdict: Verdict
+    passes: int
+    trials: int
+    log_likelihood_ratio: float
+    lower_boundary: float
+    upper_boundary: float
+    threshold: float
+    delta: float
+    alpha: float
+    beta: float
+    max_trials: int | None
+
+    def explain(self) -> str:
+        rate = f"{self.passes}/{self.trials} passed"
+        h0, h1 = f"{self.threshold:.2f}", f"{self.threshold - self.delta:.2f}"
+        if self.verdict is Verdict.PASS:
+            return f"PASS: {rate}; the evidence favours a pass rate of at least {h0} over {h1} (SPRT stopped after {self.trials} trials)."
+        if self.verdict is Verdict.FAIL:
+            return f"FAIL: {rate}; the evidence favours a pass rate of {h1} or less over {h0} (SPRT stopped after {self.trials} trials)."
+        if self.max_trials is not None and self.trials >= self.max_trials:
+            return f"INCONCLUSIVE: {rate}; the SPRT reached its cap of {self.max_trials} trials without deciding between {h0} and {h1}."
+        return f"INCONCLUSIVE: {rate}; the SPRT has not yet decided between {h0} and {h1}."
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return asdict(self) | {"verdict": self.verdict.value}
+
+
+class SPRT:
+    """Wald's SPRT fed one trial at a time: ``update(passed)`` returns the verdict once decided.
+
+    Once decided, further outcomes are refused: a sequential test's guarantees hold for the
+    decision at the first boundary crossing, not for outcomes added afterwards.
+    """
+
+    def __init__(
+        self,
+        *,
+        threshold: float,
+        delta: float = 0.10,
+        alpha: float = 0.05,
+        beta: float = 0.10,
+        max_trials: int | None = None,
+    ) -> None:
+        self.design = SPRTDesign(threshold, delta, alpha, beta, max_trials)
+        self.passes = 0
+        self.fails = 0
+        self.verdict: Verdict | None = None
+
+    @property
+    def trials(self) -> int:
+        return self.passes + self.fails
+
+    def update(self, passed: bool) -> Verdict | None:
+        if self.verdict is not None:
+            raise RuntimeError(f"the SPRT already decided {self.verdict.value.upper()}; start a new one")
+        if passed:
+            self.passes += 1
+        else:
+            self.fails += 1
+        self.verdict = self.design.decide(self.passes, self.fails)
+        return self.verdict
+
+    def result(self) -> SPRTResult:
+        d = self.design
+        return SPRTResult(
+            self.verdict or Verdict.INCONCLUSIVE,
+            self.passes,
+            self.trials,
+            float(d.llr(self.passes, self.fails)),
+            d.lower,
+            d.upper,
+            d.threshold,
+            d.delta,
+            d.alpha,
+            d.beta,
+            d.max_trials,
+        )
+
+
+def sprt(
+    outcomes: Iterable[bool],
+    *,
+    threshold: float,
+    delta: float = 0.10,
+    alpha: float = 0.05,
+    beta: float = 0.10,
+    max_trials: int | None = None,
+) -> SPRTResult:
+    """Run the SPRT over a whole sequence, stopping at the first boundary crossing.
+
+    Outcomes after the decision are ignored. A sequence that ends undecided, or reaches
+    ``max_trials``, is INCONCLUSIVE.
+    """
+    test = SPRT(threshold=threshold, delta=delta, alpha=alpha, beta=beta, max_trials=max_trials)
+    for outcome in outcomes:
+        if test.update(bool(outcome)) is not None:
+            break
+    return test.result()

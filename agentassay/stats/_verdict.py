@@ -1,0 +1,36 @@
+"""The three-valued verdict and the deployment decision every procedure speaks in."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Verdict(str, Enum):
+    """Outcome of a stochastic test: evidence for, evidence against, or not enough evidence."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Decision(str, Enum):
+    """Deployment decision of paper Eq. 26, mapped to process exit codes 0 / 1 / 2."""
+
+    DEPLOY = "deploy"
+    BLOCK = "block"
+    MANUAL = "manual"
+
+    @property
+    def exit_code(self) -> int:
+        return {"deploy": 0, "block": 1, "manual": 2}[self.value]
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# Integer codes used inside the vectorised verdict tables.
+CODE_INCONCLUSIVE, CODE_PASS, CODE_FAIL = 0, 1, 2
+VERDICT_OF_CODE = {CODE_INCONCLUSIVE: Verdict.INCONCLUSIVE, CODE_PASS: Verdict.PASS, CODE_FAIL: Verdict.FAIL}

@@ -47,7 +47,7 @@ def correct_regressions(results: Sequence[RegressionResult], *, method: str = "h
     """
     adjusted = adjust_pvalues([r.pvalue for r in results], method=method)
     out = []
-    for r, q in zip(results, adjusted):
+    for r, q in zip(results, adjusted, strict=True):
         if r.verdict is Verdict.FAIL and q > r.alpha:
             r = replace(r, verdict=Verdict.INCONCLUSIVE)
         out.append(r)

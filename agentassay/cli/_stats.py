@@ -23,7 +23,9 @@ def _emit(result: Any, as_json: bool) -> int:
 
 
 ALPHA = click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
-DELTA = click.option("--delta", type=float, default=0.10, show_default=True, help="Smallest drop in pass rate that matters.")
+DELTA = click.option(
+    "--delta", type=float, default=0.10, show_default=True, help="Smallest drop in pass rate that matters."
+)
 JSON = click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 
 
@@ -61,10 +63,14 @@ def threshold(passes: int, trials: int, threshold: float, alpha: float, method: 
 @click.argument("cand_passes", type=int)
 @click.argument("cand_trials", type=int)
 @ALPHA
-@click.option("--beta", type=float, default=0.10, show_default=True, help="Type II error (used by --rule paper).")
+@click.option(
+    "--beta", type=float, default=0.10, show_default=True, help="Type II error (used by --rule paper)."
+)
 @DELTA
 @click.option("--test", type=click.Choice(["fisher", "boschloo", "z"]), default="fisher", show_default=True)
-@click.option("--rule", type=click.Choice(["non-inferiority", "paper"]), default="non-inferiority", show_default=True)
+@click.option(
+    "--rule", type=click.Choice(["non-inferiority", "paper"]), default="non-inferiority", show_default=True
+)
 @JSON
 def regression(
     base_passes: int,
@@ -83,7 +89,15 @@ def regression(
 
     try:
         result = regression_verdict(
-            base_passes, base_trials, cand_passes, cand_trials, alpha=alpha, beta=beta, delta=delta, test=test, rule=rule
+            base_passes,
+            base_trials,
+            cand_passes,
+            cand_trials,
+            alpha=alpha,
+            beta=beta,
+            delta=delta,
+            test=test,
+            rule=rule,
         )
     except ValueError as e:
         raise _fail_usage(e) from None
@@ -95,11 +109,23 @@ def regression(
 @DELTA
 @ALPHA
 @click.option("--beta", type=float, default=0.10, show_default=True)
-@click.option("--max-trials", type=int, default=None, help="Truncate: end INCONCLUSIVE after this many trials.")
-@click.option("--outcomes", default=None, help="Trial outcomes as a string of 1 (pass) and 0 (fail); omit to show the design.")
+@click.option(
+    "--max-trials", type=int, default=None, help="Truncate: end INCONCLUSIVE after this many trials."
+)
+@click.option(
+    "--outcomes",
+    default=None,
+    help="Trial outcomes as a string of 1 (pass) and 0 (fail); omit to show the design.",
+)
 @JSON
 def sprt_command(
-    threshold: float, delta: float, alpha: float, beta: float, max_trials: int | None, outcomes: str | None, as_json: bool
+    threshold: float,
+    delta: float,
+    alpha: float,
+    beta: float,
+    max_trials: int | None,
+    outcomes: str | None,
+    as_json: bool,
 ) -> int:
     """Run Wald's SPRT on OUTCOMES, or show the design's exact operating characteristic."""
     from agentassay.stats import SPRTDesign, sprt
@@ -137,8 +163,12 @@ def sprt_command(
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return 0
-    click.echo(f"SPRT H0: p >= {threshold}  vs  H1: p <= {threshold - delta:.4g}  (alpha={alpha}, beta={beta}, max_trials={max_trials})")
-    click.echo(f"{'true p':>7} {'P(pass)':>8} {'P(fail)':>8} {'P(inc.)':>8} {'E[N] exact':>11} {'E[N] Wald':>10} {'95% N':>6}")
+    click.echo(
+        f"SPRT H0: p >= {threshold}  vs  H1: p <= {threshold - delta:.4g}  (alpha={alpha}, beta={beta}, max_trials={max_trials})"
+    )
+    click.echo(
+        f"{'true p':>7} {'P(pass)':>8} {'P(fail)':>8} {'P(inc.)':>8} {'E[N] exact':>11} {'E[N] Wald':>10} {'95% N':>6}"
+    )
     for r in rows:
         click.echo(
             f"{r['p']:>7.3f} {r['pass']:>8.4f} {r['fail']:>8.4f} {r['inconclusive']:>8.4f} "
@@ -152,7 +182,9 @@ def sprt_command(
 @DELTA
 @ALPHA
 @click.option("--beta", type=float, default=0.10, show_default=True)
-@click.option("--design", type=click.Choice(["one-sample", "two-sample"]), default="two-sample", show_default=True)
+@click.option(
+    "--design", type=click.Choice(["one-sample", "two-sample"]), default="two-sample", show_default=True
+)
 def sample_size(p: float, delta: float, alpha: float, beta: float, design: str) -> int:
     """Trials needed to detect a drop of DELTA with power 1 - beta."""
     from agentassay.stats import sample_size_one_sample, sample_size_two_sample
@@ -206,8 +238,12 @@ def example() -> int:
         )
     n_exact = sample_size_one_sample(0.9, 0.1, method="exact")
     n_paper = sample_size_one_sample(0.9, 0.1, method="paper")
-    click.echo(f"   fixed-sample size for the same design: {n_exact} (exact binomial); Eq. 1 as printed gives {n_paper}")
+    click.echo(
+        f"   fixed-sample size for the same design: {n_exact} (exact binomial); Eq. 1 as printed gives {n_paper}"
+    )
     suite = suite_verdict([ours.verdict, same.verdict])
     decision = deployment_decision(suite)
-    click.echo(f"\n4. Suite of the two regression scenarios: {suite.value.upper()} -> decision: {decision.value} (exit code {decision.exit_code})")
+    click.echo(
+        f"\n4. Suite of the two regression scenarios: {suite.value.upper()} -> decision: {decision.value} (exit code {decision.exit_code})"
+    )
     return 0

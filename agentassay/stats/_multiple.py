@@ -36,7 +36,9 @@ def adjust_pvalues(pvalues: Sequence[float], *, method: str = "holm") -> np.ndar
     return out
 
 
-def correct_regressions(results: Sequence[RegressionResult], *, method: str = "holm") -> list[RegressionResult]:
+def correct_regressions(
+    results: Sequence[RegressionResult], *, method: str = "holm"
+) -> list[RegressionResult]:
     """Re-decide FAIL verdicts across scenarios with adjusted regression p-values.
 
     Only FAIL needs correcting: a suite FAILs when *any* scenario fails, so the family-wise

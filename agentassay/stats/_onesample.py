@@ -28,6 +28,7 @@ def proportion_ci(
     (Wilson with continuity correction), the names scipy uses.
     """
     method = _method(method)
+    check_open_unit("confidence_level", confidence_level)
     k = np.asarray(passes, dtype=float)
     n = np.asarray(trials, dtype=float)
     a = 1.0 - confidence_level
@@ -42,7 +43,8 @@ def proportion_ci(
         denom = 1 + z * z / n
         center = (p + z * z / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-        return np.maximum(center - half, 0.0), np.minimum(center + half, 1.0)
+        lo = np.where(k > 0, np.maximum(center - half, 0.0), 0.0)
+        return lo, np.where(k < n, np.minimum(center + half, 1.0), 1.0)
     # wilsoncc: Newcombe (1998) method 4, the formula scipy implements.
     q = 1 - p
     denom = 2 * (n + z * z)

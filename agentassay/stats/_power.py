@@ -86,10 +86,18 @@ def power_two_sample(
 
 
 def pass_probability(
-    base_trials: int, cand_trials: int, p_base: float, p_cand: float, *, alpha: float = 0.05, delta: float = 0.10
+    base_trials: int,
+    cand_trials: int,
+    p_base: float,
+    p_cand: float,
+    *,
+    alpha: float = 0.05,
+    delta: float = 0.10,
 ) -> float:
     """Exact probability that ``regression_verdict`` says PASS at true rates (p_base, p_cand)."""
-    codes = regression_codes(base_trials, cand_trials, alpha=alpha, beta=0.1, delta=delta, test="fisher", rule="non-inferiority")
+    codes = regression_codes(
+        base_trials, cand_trials, alpha=alpha, beta=0.1, delta=delta, test="fisher", rule="non-inferiority"
+    )
     mb, mc = pmf_grid(base_trials, np.array([p_base])), pmf_grid(cand_trials, np.array([p_cand]))
     return float(mb[0] @ (codes == CODE_PASS) @ mc[0])
 
@@ -121,5 +129,7 @@ def sample_size_two_sample(
     while power_two_sample(n, n, p_base, delta, alpha=a, test=test) < 1 - b:
         n += 1
         if n > 5 * normal + 100:
-            raise ValueError(f"no sample size up to {n} reaches power {1 - b}; check p_base={p_base}, delta={delta}")
+            raise ValueError(
+                f"no sample size up to {n} reaches power {1 - b}; check p_base={p_base}, delta={delta}"
+            )
     return n

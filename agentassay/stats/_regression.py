@@ -12,7 +12,7 @@ from scipy import stats
 
 from . import _exact
 from ._effects import EffectSizes, effect_sizes
-from ._validation import check_choice, check_count, check_margin, check_open_unit, check_passes
+from ._validation import check_arms, check_choice, check_margin, check_open_unit
 from ._verdict import CODE_FAIL, CODE_INCONCLUSIVE, CODE_PASS, VERDICT_OF_CODE, Verdict
 
 TESTS = ("fisher", "boschloo", "z")
@@ -127,10 +127,7 @@ def regression_verdict(
     and non-inferiority is not shown. INCONCLUSIVE otherwise. ``beta`` is used only by
     ``rule="paper"``, the paper's Def. 3.7 kept for comparison (see docs/statistics.md).
     """
-    nb = check_count("base_trials", base_trials, minimum=1)
-    kb = check_passes("base_passes", base_passes, "base_trials", nb)
-    nc = check_count("cand_trials", cand_trials, minimum=1)
-    kc = check_passes("cand_passes", cand_passes, "cand_trials", nc)
+    kb, nb, kc, nc = check_arms(base_passes, base_trials, cand_passes, cand_trials)
     a = check_open_unit("alpha", alpha)
     b = check_open_unit("beta", beta)
     d = check_margin("delta", delta)

@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 
 from . import _exact
-from ._validation import check_count, check_margin, check_open_unit, check_passes
+from ._sprt import TrialCountDistribution
+from ._validation import check_closed_unit, check_count, check_margin, check_open_unit, check_passes
 from ._verdict import Verdict
 
 _COARSE, _FINE = 17, 65
@@ -113,8 +114,21 @@ def _null_grid(delta0: float, points: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _calibrate_one(stat: np.ndarray, delta0: float, nb: int, n_max: int, alpha: float, shape: float) -> float:
     def size(c: float, points: int) -> float:
+        bounds = _bounds(c, n_max, shape)
         pb, pc = _null_grid(delta0, points)
-        return float(_walk(stat, _bounds(c, n_max, shape), pb, pc, nb, n_max)[0].max())
+        err = _walk(stat, bounds, pb, pc, nb, n_max)[0]
+        if points < _FINE:
+            return float(err.max())
+        # Refine around the three highest grid points: the error is a polynomial in the
+        # nuisance rate and its peaks can fall between grid points.
+        best = float(err.max())
+        for i in np.argsort(err)[-3:]:
+            lo, hi = pc[max(i - 1, 0)], pc[min(i + 1, len(pc) - 1)]
+            fine = np.linspace(lo, hi, 33)
+            best = max(
+                best, float(_walk(stat, bounds, np.clip(fine + delta0, 0, 1), fine, nb, n_max)[0].max())
+            )
+        return best
 
     lo, hi = 0.0, 8.0
     for _ in range(14):
@@ -139,7 +153,7 @@ def _constants(nb: int, n_max: int, alpha: float, delta: float, shape: float) ->
 
 
 @dataclass(frozen=True)
-class SequentialCharacteristic:
+class SequentialCharacteristic(TrialCountDistribution):
     """Exact operating characteristic of a sequential regression design at one truth."""
 
     p_base: float
@@ -149,10 +163,6 @@ class SequentialCharacteristic:
     inconclusive_probability: float
     expected_trials: float
     trials_distribution: tuple[float, ...] = field(repr=False)
-
-    def trials_quantile(self, q: float) -> int:
-        c = np.cumsum(self.trials_distribution)
-        return int(np.searchsorted(c, q - 1e-12) + 1)
 
 
 @dataclass(frozen=True)
@@ -174,7 +184,9 @@ class SequentialDesign:
         check_margin("delta", self.delta)
         if not 0.0 <= self.shape <= 0.5:
             raise ValueError(f"shape must be in [0, 0.5] (0 Pocock, 0.5 O'Brien-Fleming); got {self.shape}")
-        cf, cp = _constants(self.base_trials, self.max_trials, float(self.alpha), float(self.delta), float(self.shape))
+        cf, cp = _constants(
+            self.base_trials, self.max_trials, float(self.alpha), float(self.delta), float(self.shape)
+        )
         object.__setattr__(self, "c_fail", cf)
         object.__setattr__(self, "c_pass", cp)
 
@@ -199,12 +211,20 @@ class SequentialDesign:
 
     def operating_characteristic(self, p_base: float, p_cand: float) -> SequentialCharacteristic:
         """Exact verdict probabilities and trial-count distribution at true rates (p_base, p_cand)."""
+        check_closed_unit("p_base", p_base)
+        check_closed_unit("p_cand", p_cand)
         nb, n = self.base_trials, self.max_trials
         zf, zp = _stats(nb, n, self.delta)
         k = np.arange(1, n + 1)
         scale = (n / k) ** self.shape
         fail, passed, stops = _walk(
-            zf, self.c_fail * scale, np.array([p_base]), np.array([p_cand]), nb, n, other=(zp, self.c_pass * scale)
+            zf,
+            self.c_fail * scale,
+            np.array([p_base]),
+            np.array([p_cand]),
+            nb,
+            n,
+            other=(zp, self.c_pass * scale),
         )
         dist = stops[0]
         return SequentialCharacteristic(
@@ -310,7 +330,9 @@ def sequential_regression(
     shape: float = 0.25,
 ) -> SequentialResult:
     """Run the sequential regression test over candidate ``outcomes`` (stops at the first decision)."""
-    test = SequentialRegression(base_passes, base_trials, max_trials=max_trials, alpha=alpha, delta=delta, shape=shape)
+    test = SequentialRegression(
+        base_passes, base_trials, max_trials=max_trials, alpha=alpha, delta=delta, shape=shape
+    )
     for outcome in outcomes:
         if test.update(bool(outcome)) is not None:
             break

@@ -16,7 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_count, check_margin, check_open_unit, check_threshold_and_delta
+from ._validation import (
+    check_closed_unit,
+    check_count,
+    check_margin,
+    check_open_unit,
+    check_threshold_and_delta,
+)
 from ._verdict import Verdict
 
 _EPS = 1e-12
@@ -113,7 +119,7 @@ class SPRTDesign:
         that crosses a boundary. Without ``max_trials`` it runs until the mass still
         undecided is below ``tol``.
         """
-        check_open_unit("p", p) if 0 < p < 1 else None
+        p = check_closed_unit("p", p)
         limit = self.max_trials if self.max_trials is not None else 1_000_000
         alive = np.array([1.0])
         passed = failed = 0.0
@@ -150,8 +156,19 @@ class SPRTDesign:
         )
 
 
+class TrialCountDistribution:
+    """Mixin for exact characteristics that carry P(N = n), n = 1, 2, ..."""
+
+    trials_distribution: tuple[float, ...]
+
+    def trials_quantile(self, q: float) -> int:
+        """Smallest n with P(N <= n) >= q."""
+        c = np.cumsum(self.trials_distribution)
+        return int(np.searchsorted(c, q - 1e-12) + 1)
+
+
 @dataclass(frozen=True)
-class SPRTCharacteristic:
+class SPRTCharacteristic(TrialCountDistribution):
     """Exact operating characteristic of an SPRT design at one true pass rate."""
 
     p: float
@@ -160,11 +177,6 @@ class SPRTCharacteristic:
     inconclusive_probability: float
     expected_trials: float
     trials_distribution: tuple[float, ...] = field(repr=False)
-
-    def trials_quantile(self, q: float) -> int:
-        """Smallest n with P(N <= n) >= q."""
-        c = np.cumsum(self.trials_distribution)
-        return int(np.searchsorted(c, q - 1e-12) + 1)
 
 
 @dataclass(frozen=True)

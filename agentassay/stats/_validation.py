@@ -23,10 +23,19 @@ def check_passes(name: str, passes: object, trials_name: str, trials: int) -> in
     """A pass count in ``[0, trials]``."""
     k = check_count(name, passes)
     if k > trials:
-        raise ValueError(
-            f"{name} must be between 0 and {trials_name} ({trials}); got {k}"
-        )
+        raise ValueError(f"{name} must be between 0 and {trials_name} ({trials}); got {k}")
     return k
+
+
+def check_arms(
+    base_passes: object, base_trials: object, cand_passes: object, cand_trials: object
+) -> tuple[int, int, int, int]:
+    """Pass counts and trial counts of a baseline and a candidate: (kb, nb, kc, nc)."""
+    nb = check_count("base_trials", base_trials, minimum=1)
+    kb = check_passes("base_passes", base_passes, "base_trials", nb)
+    nc = check_count("cand_trials", cand_trials, minimum=1)
+    kc = check_passes("cand_passes", cand_passes, "cand_trials", nc)
+    return kb, nb, kc, nc
 
 
 def check_open_unit(name: str, value: object) -> float:

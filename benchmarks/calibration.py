@@ -41,12 +41,13 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.stats import SequentialDesign, SPRTDesign  # noqa: E402
+from agentassay.stats import SequentialDesign, SPRTCharacteristic, SPRTDesign  # noqa: E402
 from agentassay.stats._bayes import bayes_codes  # noqa: E402
-from agentassay.stats._exact import pmf_grid  # noqa: E402
+from agentassay.stats._exact import fisher_pvalues  # noqa: E402
 from agentassay.stats._multiple import adjust_pvalues  # noqa: E402
 from agentassay.stats._onesample import threshold_codes  # noqa: E402
-from agentassay.stats._regression import regression_codes  # noqa: E402
+from agentassay.stats._regression import regression_codes, verdict_probability  # noqa: E402
+from agentassay.stats._sprt import TrialCountDistribution  # noqa: E402
 from agentassay.stats._verdict import CODE_FAIL, CODE_PASS  # noqa: E402
 
 ALPHA = 0.05
@@ -120,16 +121,25 @@ def newcombe_codes(n: int, delta: float) -> np.ndarray:
     return codes
 
 
-def prob(codes: np.ndarray, code: int, n: int, pb: float, pc: float) -> float:
-    mb, mc = pmf_grid(n, np.array([pb]))[0], pmf_grid(n, np.array([pc]))[0]
-    return float(mb @ (codes == code) @ mc)
-
-
 def cell(fa: float, power: float, pass0: float, pass_d: float, **extra: float) -> dict[str, float]:
     return {"false_alarm": fa, "power": power, "pass_unchanged": pass0, "pass_at_drop": pass_d, **extra}
 
 
-def plugin_sprt(n: int, r: float, delta: float, p_cand: float) -> dict[str, float]:
+def sequential_cell(o0: TrialCountDistribution, o1: TrialCountDistribution) -> dict[str, float]:
+    """Cell of a sequential procedure from its exact characteristics: unchanged (o0) and drop (o1)."""
+    return cell(
+        o0.fail_probability,
+        o1.fail_probability,
+        o0.pass_probability,
+        o1.pass_probability,
+        mean_trials_unchanged=o0.expected_trials,
+        p95_trials_unchanged=o0.trials_quantile(0.95),
+        mean_trials_drop=o1.expected_trials,
+        p95_trials_drop=o1.trials_quantile(0.95),
+    )
+
+
+def plugin_sprt(n: int, r: float, delta: float, p_cand: float) -> SPRTCharacteristic:
     """Exact characteristic of paper Alg. 2: theta estimated from an n-trial baseline."""
     xb = np.arange(n + 1)
     w = stats.binom.pmf(xb, n, r)
@@ -154,11 +164,8 @@ def plugin_sprt(n: int, r: float, delta: float, p_cand: float) -> dict[str, floa
         nxt[pm | fm] = 0
         alive = nxt
     dist[-1] += alive.sum()
-    return {"pass": passed, "fail": fail, "mean": float(np.dot(np.arange(1, n + 1), dist)), "p95": _q95(dist)}
-
-
-def _q95(dist: np.ndarray | tuple[float, ...]) -> int:
-    return int(np.searchsorted(np.cumsum(dist), 0.95 - 1e-12) + 1)
+    mean = float(np.dot(np.arange(1, n + 1), dist))
+    return SPRTCharacteristic(p_cand, float(passed), float(fail), float(1 - passed - fail), mean, tuple(dist))
 
 
 def run_grid(rates: tuple[float, ...], deltas: tuple[float, ...], ns: tuple[int, ...]) -> dict:
@@ -173,10 +180,10 @@ def run_grid(rates: tuple[float, ...], deltas: tuple[float, ...], ns: tuple[int,
                 d = r - delta
                 for name, codes in tables.items():
                     results[name][key] = cell(
-                        prob(codes, CODE_FAIL, n, r, r),
-                        prob(codes, CODE_FAIL, n, r, d),
-                        prob(codes, CODE_PASS, n, r, r),
-                        prob(codes, CODE_PASS, n, r, d),
+                        verdict_probability(codes, CODE_FAIL, r, r),
+                        verdict_probability(codes, CODE_FAIL, r, d),
+                        verdict_probability(codes, CODE_PASS, r, r),
+                        verdict_probability(codes, CODE_PASS, r, d),
                     )
                 for name in ONE_SAMPLE:
                     codes = threshold_codes(n, r, ALPHA, name.split("-", 1)[1])
@@ -188,38 +195,14 @@ def run_grid(rates: tuple[float, ...], deltas: tuple[float, ...], ns: tuple[int,
                         float(p1[codes == CODE_PASS].sum()),
                     )
                 sd = SPRTDesign(r, delta, ALPHA, ALPHA, n)
-                o0, o1 = sd.operating_characteristic(r), sd.operating_characteristic(d)
-                results["sprt"][key] = cell(
-                    o0.fail_probability,
-                    o1.fail_probability,
-                    o0.pass_probability,
-                    o1.pass_probability,
-                    mean_trials_unchanged=o0.expected_trials,
-                    p95_trials_unchanged=o0.trials_quantile(0.95),
-                    mean_trials_drop=o1.expected_trials,
-                    p95_trials_drop=o1.trials_quantile(0.95),
+                results["sprt"][key] = sequential_cell(
+                    sd.operating_characteristic(r), sd.operating_characteristic(d)
                 )
-                s0, s1 = seq.operating_characteristic(r, r), seq.operating_characteristic(r, d)
-                results["sequential-regression"][key] = cell(
-                    s0.fail_probability,
-                    s1.fail_probability,
-                    s0.pass_probability,
-                    s1.pass_probability,
-                    mean_trials_unchanged=s0.expected_trials,
-                    p95_trials_unchanged=s0.trials_quantile(0.95),
-                    mean_trials_drop=s1.expected_trials,
-                    p95_trials_drop=s1.trials_quantile(0.95),
+                results["sequential-regression"][key] = sequential_cell(
+                    seq.operating_characteristic(r, r), seq.operating_characteristic(r, d)
                 )
-                g0, g1 = plugin_sprt(n, r, delta, r), plugin_sprt(n, r, delta, d)
-                results["paper-alg-2-plugin-sprt"][key] = cell(
-                    g0["fail"],
-                    g1["fail"],
-                    g0["pass"],
-                    g1["pass"],
-                    mean_trials_unchanged=g0["mean"],
-                    p95_trials_unchanged=g0["p95"],
-                    mean_trials_drop=g1["mean"],
-                    p95_trials_drop=g1["p95"],
+                results["paper-alg-2-plugin-sprt"][key] = sequential_cell(
+                    plugin_sprt(n, r, delta, r), plugin_sprt(n, r, delta, d)
                 )
             print(f"  delta={delta} n={n}: {time.time() - t0:.1f}s", flush=True)
     return results
@@ -314,8 +297,6 @@ def fwer_checks(reps: int, rng: np.random.Generator) -> list[dict]:
         codes = regression_codes(
             n, n, alpha=ALPHA, beta=0.1, delta=0.1, test="fisher", rule="non-inferiority"
         )
-        from agentassay.stats._exact import fisher_pvalues
-
         pv = fisher_pvalues(n, n)
         xb, xc = rng.binomial(n, r, (reps, m)), rng.binomial(n, r, (reps, m))
         p = pv[xb, xc]

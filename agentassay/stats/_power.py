@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from scipy import stats
 
-from ._exact import pmf_grid
 from ._onesample import exact_one_sided_critical
-from ._regression import TESTS, regression_codes
-from ._validation import check_choice, check_count, check_margin, check_open_unit
+from ._regression import TESTS, regression_codes, verdict_probability
+from ._validation import check_choice, check_closed_unit, check_count, check_margin, check_open_unit
 from ._verdict import CODE_FAIL, CODE_PASS
 
 ONE_SAMPLE_METHODS = ("exact", "normal", "paper")
@@ -81,8 +79,7 @@ def power_two_sample(
     a = check_open_unit("alpha", alpha)
     t = check_choice("test", test, TESTS)
     codes = regression_codes(nb, nc, alpha=a, beta=0.1, delta=delta, test=t, rule="non-inferiority")
-    mb, mc = pmf_grid(nb, np.array([p_base])), pmf_grid(nc, np.array([p_base - delta]))
-    return float(mb[0] @ (codes == CODE_FAIL) @ mc[0])
+    return verdict_probability(codes, CODE_FAIL, p_base, p_base - delta)
 
 
 def pass_probability(
@@ -95,11 +92,12 @@ def pass_probability(
     delta: float = 0.10,
 ) -> float:
     """Exact probability that ``regression_verdict`` says PASS at true rates (p_base, p_cand)."""
-    codes = regression_codes(
-        base_trials, cand_trials, alpha=alpha, beta=0.1, delta=delta, test="fisher", rule="non-inferiority"
-    )
-    mb, mc = pmf_grid(base_trials, np.array([p_base])), pmf_grid(cand_trials, np.array([p_cand]))
-    return float(mb[0] @ (codes == CODE_PASS) @ mc[0])
+    nb = check_count("base_trials", base_trials, minimum=1)
+    nc = check_count("cand_trials", cand_trials, minimum=1)
+    pb, pc = check_closed_unit("p_base", p_base), check_closed_unit("p_cand", p_cand)
+    a, d = check_open_unit("alpha", alpha), check_margin("delta", delta)
+    codes = regression_codes(nb, nc, alpha=a, beta=0.1, delta=d, test="fisher", rule="non-inferiority")
+    return verdict_probability(codes, CODE_PASS, pb, pc)
 
 
 def sample_size_two_sample(

@@ -51,6 +51,13 @@ def regression_codes(
     return codes
 
 
+def verdict_probability(codes: np.ndarray, code: int, p_base: float, p_cand: float) -> float:
+    """Exact probability of one verdict code of a table at true rates (p_base, p_cand)."""
+    nb, nc = codes.shape[0] - 1, codes.shape[1] - 1
+    mb, mc = _exact.pmf_grid(nb, np.array([p_base]))[0], _exact.pmf_grid(nc, np.array([p_cand]))[0]
+    return float(mb @ (codes == code) @ mc)
+
+
 @dataclass(frozen=True)
 class RegressionResult:
     """Regression verdict of a candidate against a baseline, with its evidence."""

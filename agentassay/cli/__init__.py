@@ -1,8 +1,9 @@
 """The ``agentassay`` command line.
 
 Exit codes (documented in docs/cli.md): 0 deploy / pass, 1 block / fail, 2 manual /
-inconclusive, 3 usage or configuration error. Statistics modules are imported inside
-the commands so that ``agentassay --help`` does not pay for scipy.
+inconclusive, 3 usage or configuration error, 4 the agent could not be run, 130 / 143
+interrupted by SIGINT / SIGTERM (results so far are kept). Statistics modules and agent
+frameworks are imported inside the commands so that ``agentassay --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import sys
 
 import click
 
+from ._run import check, compare, demo, run
 from ._stats import stats
 
 EXIT_USAGE = 3
@@ -22,7 +24,8 @@ def cli() -> None:
     """AgentAssay: did our agent get worse? Stochastic regression testing for LLM agents."""
 
 
-cli.add_command(stats)
+for _command in (run, check, compare, demo, stats):
+    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> int:

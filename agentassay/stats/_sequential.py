@@ -190,6 +190,34 @@ class SequentialDesign:
         object.__setattr__(self, "c_fail", cf)
         object.__setattr__(self, "c_pass", cp)
 
+    @classmethod
+    def from_constants(
+        cls,
+        base_trials: int,
+        max_trials: int,
+        alpha: float,
+        delta: float,
+        shape: float,
+        c_fail: float,
+        c_pass: float,
+    ) -> SequentialDesign:
+        """Rebuild a design from constants calibrated earlier (skips the seconds-long calibration).
+
+        Callers that cache constants on disk key them by every argument and the package version.
+        """
+        design = object.__new__(cls)
+        for name, value in (
+            ("base_trials", check_count("base_trials", base_trials, minimum=1)),
+            ("max_trials", check_count("max_trials", max_trials, minimum=1)),
+            ("alpha", check_open_unit("alpha", alpha)),
+            ("delta", check_margin("delta", delta)),
+            ("shape", float(shape)),
+            ("c_fail", float(c_fail)),
+            ("c_pass", float(c_pass)),
+        ):
+            object.__setattr__(design, name, value)
+        return design
+
     def boundary(self, k: int) -> tuple[float, float]:
         """(FAIL, PASS) critical values of the statistics after k candidate trials."""
         s = (self.max_trials / k) ** self.shape
@@ -283,8 +311,16 @@ class SequentialRegression:
         alpha: float = 0.05,
         delta: float = 0.10,
         shape: float = 0.25,
+        design: SequentialDesign | None = None,
     ) -> None:
-        self.design = SequentialDesign(base_trials, max_trials, alpha, delta, shape)
+        if design is None:
+            design = SequentialDesign(base_trials, max_trials, alpha, delta, shape)
+        elif (design.base_trials, design.max_trials) != (base_trials, max_trials):
+            raise ValueError(
+                f"design is for {design.base_trials} baseline and {design.max_trials} candidate trials; "
+                f"got base_trials={base_trials}, max_trials={max_trials}"
+            )
+        self.design = design
         self.base_passes = check_passes("base_passes", base_passes, "base_trials", base_trials)
         self.passes = 0
         self.trials = 0

@@ -1,0 +1,254 @@
+"""``agentassay run / check / compare / demo``: run agents as stochastic trials and decide.
+
+Everything heavy (numpy, scipy, the agent's framework) is imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+EXIT_USAGE = 3
+EXIT_AGENT = 4
+DEFAULT_STORE = Path(".agentassay") / "traces.db"
+
+
+def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
+    """Map our exceptions to documented exit codes with one clear line each."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> int:
+        from ..adapters import AgentLoadError
+        from ..results import ResultsError
+        from ..spec import SpecError
+        from ..traces import StoreError
+
+        try:
+            return fn(*args, **kwargs)
+        except (SpecError, ResultsError, StoreError) as exc:
+            click.echo(f"error: {exc}", err=True)
+            return EXIT_USAGE
+        except AgentLoadError as exc:
+            click.echo(f"error: {exc}", err=True)
+            return EXIT_AGENT
+
+    return wrapper
+
+
+def _overrides(suite: Any, **values: Any) -> Any:
+    changes = {k: v for k, v in values.items() if v is not None}
+    if not changes:
+        return suite
+    from ..spec import SpecError
+
+    settings = replace(suite.settings, **changes)
+    if settings.max_trials is not None and settings.max_trials < settings.trials:
+        raise SpecError(f"--trials {settings.trials} exceeds config.max_trials {settings.max_trials}")
+    return replace(suite, settings=settings)
+
+
+def _emit(report: Any, output: Path | None, as_json: bool, quiet: bool) -> int:
+    from ..reports import render_table
+
+    results = report.results
+    if output is not None:
+        results.save(output)
+    if as_json:
+        click.echo(json.dumps(results.to_dict(), indent=1, default=str))
+    elif not quiet:
+        click.echo(render_table(results))
+    if output is not None and not quiet:
+        click.echo(f"results written to {output}", err=True)
+    if report.aborted:
+        click.echo(f"error: {report.aborted}", err=True)
+    elif report.interrupted:
+        click.echo(f"interrupted by {report.interrupted}: results so far were kept", err=True)
+    return int(report.exit_code)
+
+
+def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the results file here."),
+        click.option("--agent", "agent_entry", metavar="MODULE:ATTR", help="Run this agent instead of the suite's."),
+        click.option("--agent-version", metavar="LABEL", help="Version label for the trace store (default: entry@git-commit)."),
+        click.option("--trials", type=click.IntRange(min=1), help="Override config.trials."),
+        click.option("--concurrency", type=click.IntRange(min=1), help="Override config.concurrency."),
+        click.option("--seed", type=int, help="Override config.seed."),
+        click.option("--method", type=click.Choice(["sprt", "fixed"]), help="Override config.method."),
+        click.option("--full", is_flag=True, help="Run every scenario to its trial cap even after it is decided (for baselines)."),
+        click.option(
+            "--store", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_STORE, show_default=True,
+            help="SQLite trace store receiving every trial as it finishes.",
+        ),
+        click.option("--no-store", is_flag=True, help="Do not keep traces."),
+        click.option("-q", "--quiet", is_flag=True, help="No progress and no table."),
+        click.option("--json", "as_json", is_flag=True, help="Print the results file to stdout instead of the table."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _execute(suite_path: Path, baseline_path: Path | None, **opts: Any) -> int:
+    from ..results import load_results
+    from ..runner import run_suite
+    from ..spec import load_suite
+    from ..traces import TraceStore
+
+    suite = load_suite(suite_path)
+    suite = _overrides(
+        suite, trials=opts["trials"], concurrency=opts["concurrency"], seed=opts["seed"], method=opts["method"]
+    )
+    baseline = load_results(baseline_path) if baseline_path is not None else None
+    store = None if opts["no_store"] else TraceStore(opts["store"])
+    try:
+        report = run_suite(
+            suite,
+            entry=opts["agent_entry"],
+            baseline=baseline,
+            store=store,
+            version=opts["agent_version"],
+            full=opts["full"],
+            progress=not opts["quiet"] and not opts["as_json"],
+        )
+    finally:
+        if store is not None:
+            store.close()
+    return _emit(report, opts["output"], opts["as_json"], opts["quiet"])
+
+
+@click.command()
+@click.argument("suite", type=click.Path(path_type=Path))
+@_run_common
+@_handle_errors
+def run(suite: Path, **opts: Any) -> int:
+    """Run every scenario of SUITE and give threshold verdicts.
+
+    Exit 0 pass, 1 fail, 2 inconclusive, 3 bad suite or arguments, 4 the agent could not be run.
+    """
+    return _execute(suite, None, **opts)
+
+
+@click.command()
+@click.argument("suite", type=click.Path(path_type=Path))
+@click.option(
+    "--baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Results file of the baseline (from `agentassay run -o`); default: config.regression.baseline.",
+)
+@_run_common
+@_handle_errors
+def check(suite: Path, baseline: Path | None, **opts: Any) -> int:
+    """Run the candidate agent of SUITE and test each scenario for regression against BASELINE.
+
+    Exit 0 deploy, 1 block (a scenario regressed), 2 manual (not enough evidence), 3 bad input,
+    4 the agent could not be run.
+    """
+    if baseline is None:
+        from ..spec import load_suite
+
+        configured = load_suite(suite).settings.baseline
+        if configured is None:
+            click.echo(
+                f"error: no baseline: pass --baseline FILE or set config.regression.baseline in {suite}", err=True
+            )
+            return EXIT_USAGE
+        baseline = Path(configured)
+    return _execute(suite, baseline, **opts)
+
+
+@click.command()
+@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("cand", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.option("-q", "--quiet", is_flag=True, help="No table.")
+@_handle_errors
+def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: bool) -> int:
+    """Regression verdicts from two results files, with no agent calls.
+
+    CAND's outcomes are replayed in trial order through the test `check` uses, with CAND's
+    settings, so comparing the files a check used reproduces its verdicts. Exit codes as `check`.
+    """
+    from ..results import compare_results, load_results
+    from ..runner import RunReport
+
+    results = compare_results(load_results(base), load_results(cand))
+    return _emit(RunReport(results), output, as_json, quiet)
+
+
+def _examples_dir() -> Path:
+    return Path(__file__).resolve().parents[2] / "examples"
+
+
+@click.command()
+@click.option(
+    "--workdir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    help="Keep the baseline, results and trace store here (default: a temporary folder).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Only the final tables.")
+@_handle_errors
+def demo(workdir: Path | None, quiet: bool) -> int:
+    """The offline example end to end: record a baseline of v1, check the regressed v2.
+
+    Uses the bundled customer-service workflow (OpenAI Agents SDK, run by the seeded offline
+    model: no network, no API key). Exit 0 when the check blocks v2 as it should, 1 otherwise.
+    """
+    import tempfile
+
+    from ..results import load_results
+    from ..runner import run_suite
+    from ..spec import load_suite
+    from ..traces import TraceStore
+
+    examples = _examples_dir()
+    suite_file = examples / "customer_service" / "agentassay.yml"
+    if not suite_file.is_file():
+        click.echo(
+            f"error: the demo needs the repository's examples/ folder ({suite_file} not found); run it from a "
+            "checkout installed with `pip install -e .`",
+            err=True,
+        )
+        return EXIT_USAGE
+    if str(examples.parent) not in sys.path:
+        sys.path.insert(0, str(examples.parent))
+    folder = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="agentassay-demo-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    suite = load_suite(suite_file)
+    with TraceStore(folder / "traces.db") as store:
+        click.echo("1/2  recording the baseline: v1, every scenario run to its trial cap", err=True)
+        base = run_suite(suite, store=store, full=True, progress=not quiet)
+        base.results.save(folder / "baseline.json")
+        click.echo(render(base.results))
+        click.echo("\n2/2  checking the candidate: v2 (a prompt change that mis-routes seat requests)", err=True)
+        cand = run_suite(
+            suite,
+            entry="examples.customer_service.v2:triage_agent",
+            baseline=load_results(folder / "baseline.json"),
+            store=store,
+            progress=not quiet,
+        )
+        cand.results.save(folder / "candidate.json")
+        click.echo(render(cand.results))
+    click.echo(f"\nfiles: {folder}/baseline.json, {folder}/candidate.json, {folder}/traces.db", err=True)
+    if base.exit_code == EXIT_AGENT or cand.exit_code == EXIT_AGENT:
+        return EXIT_AGENT
+    seat = cand.results.scenario("seat_change")
+    caught = cand.results.decision.decision.value == "block" and seat is not None and seat.verdict.verdict.value == "fail"
+    if caught:
+        click.echo("demo: the regression in v2 was caught (decision BLOCK, seat_change FAIL).")
+        return 0
+    click.echo("demo: the check did NOT block v2; this is a defect, please report it.", err=True)
+    return 1
+
+
+def render(results: Any) -> str:
+    from ..reports import render_table
+
+    return render_table(results)

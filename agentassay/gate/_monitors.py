@@ -1,0 +1,201 @@
+"""Per-scenario tests fed one outcome at a time, in trial-index order.
+
+The runner and ``agentassay compare`` share these objects, so a verdict re-derived from a
+results file is the verdict the run reached. Sequential monitors stop at the first boundary
+crossing; outcomes offered afterwards are refused (``decided`` is True), which is what keeps
+the sequential error guarantees: see docs/runner.md, "Concurrency and sequential validity".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..stats import (
+    SPRT,
+    RegressionResult,
+    SequentialRegression,
+    Verdict,
+    regression_verdict,
+    threshold_verdict,
+)
+from ._designs import sequential_design
+
+
+@dataclass(frozen=True)
+class ScenarioVerdict:
+    """The decision for one scenario and the evidence behind it."""
+
+    verdict: Verdict
+    test: str
+    explanation: str
+    evidence: dict[str, Any]
+    trials_used: int
+    pvalue: float | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "test": self.test,
+            "explanation": self.explanation,
+            "evidence": self.evidence,
+            "trials_used": self.trials_used,
+            "pvalue": self.pvalue,
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ScenarioVerdict:
+        return cls(
+            Verdict(d["verdict"]),
+            str(d["test"]),
+            str(d.get("explanation", "")),
+            dict(d.get("evidence") or {}),
+            int(d.get("trials_used", 0)),
+            d.get("pvalue"),
+            tuple(d.get("notes") or ()),
+        )
+
+
+class Monitor(Protocol):
+    """A test consuming outcomes in trial order. ``decided`` turns True at most once."""
+
+    decided: bool
+
+    def update(self, passed: bool) -> bool: ...
+
+    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict: ...
+
+
+@dataclass
+class _Base:
+    cap: int
+    notes: tuple[str, ...] = ()
+    passes: int = 0
+    trials: int = 0
+    decided: bool = False
+
+    def _count(self, passed: bool) -> None:
+        if self.decided:
+            raise RuntimeError("this scenario is already decided; later outcomes must not be fed")
+        self.trials += 1
+        self.passes += bool(passed)
+
+
+@dataclass
+class ThresholdSPRT(_Base):
+    """Wald's SPRT of H0: p >= threshold against H1: p <= threshold - delta, capped at ``cap``."""
+
+    threshold: float = 0.8
+    delta: float = 0.1
+    alpha: float = 0.05
+    beta: float = 0.1
+    test: SPRT = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.test = SPRT(
+            threshold=self.threshold, delta=self.delta, alpha=self.alpha, beta=self.beta, max_trials=self.cap
+        )
+
+    def update(self, passed: bool) -> bool:
+        self._count(passed)
+        self.decided = self.test.update(passed) is not None
+        return self.decided
+
+    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict:
+        r = self.test.result()
+        return ScenarioVerdict(r.verdict, "sprt", r.explain(), r.to_dict(), r.trials, notes=self.notes)
+
+
+@dataclass
+class ThresholdFixed(_Base):
+    """Fixed-n threshold verdict (exact Clopper-Pearson interval) after ``cap`` trials."""
+
+    threshold: float = 0.8
+    alpha: float = 0.05
+
+    def update(self, passed: bool) -> bool:
+        self._count(passed)
+        self.decided = self.trials >= self.cap
+        return self.decided
+
+    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict:
+        if self.trials == 0:
+            return _no_trials("threshold", self.notes)
+        r = threshold_verdict(self.passes, self.trials, threshold=self.threshold, alpha=self.alpha)
+        return ScenarioVerdict(r.verdict, "threshold", r.explain(), r.to_dict(), r.trials, notes=self.notes)
+
+
+@dataclass
+class RegressionSequential(_Base):
+    """Group-sequential regression test against a finite baseline, up to ``cap`` candidate trials."""
+
+    base_passes: int = 0
+    base_trials: int = 1
+    alpha: float = 0.05
+    delta: float = 0.1
+    test: SequentialRegression = field(init=False)
+
+    def __post_init__(self) -> None:
+        design = sequential_design(self.base_trials, self.cap, self.alpha, self.delta)
+        self.test = SequentialRegression(
+            self.base_passes, self.base_trials, max_trials=self.cap, alpha=self.alpha, delta=self.delta,
+            design=design,
+        )
+
+    def update(self, passed: bool) -> bool:
+        self._count(passed)
+        self.decided = self.test.update(passed) is not None
+        return self.decided
+
+    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict:
+        if self.trials == 0:
+            return _no_trials("sequential-regression", self.notes)
+        r = self.test.result()
+        return ScenarioVerdict(
+            r.verdict, "sequential-regression", r.explain(), r.to_dict(), r.cand_trials, notes=self.notes
+        )
+
+
+@dataclass
+class RegressionFixed(_Base):
+    """Fixed-n regression verdict (exact tests) after ``cap`` candidate trials."""
+
+    base_passes: int = 0
+    base_trials: int = 1
+    alpha: float = 0.05
+    beta: float = 0.1
+    delta: float = 0.1
+    result: RegressionResult | None = None
+
+    def update(self, passed: bool) -> bool:
+        self._count(passed)
+        self.decided = self.trials >= self.cap
+        return self.decided
+
+    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict:
+        if self.trials == 0:
+            return _no_trials("regression", self.notes)
+        r = regression_verdict(
+            self.base_passes, self.base_trials, self.passes, self.trials,
+            alpha=self.alpha, beta=self.beta, delta=self.delta,
+        )
+        self.result = r
+        return ScenarioVerdict(r.verdict, "regression", r.explain(), r.to_dict(), r.cand_trials, r.pvalue, self.notes)
+
+
+def _no_trials(test: str, notes: tuple[str, ...]) -> ScenarioVerdict:
+    return ScenarioVerdict(
+        Verdict.INCONCLUSIVE, test, "INCONCLUSIVE: no trial of this scenario completed.", {}, 0, notes=notes
+    )
+
+
+def replay(monitor: Monitor, outcomes: list[bool | None]) -> ScenarioVerdict:
+    """Feed recorded outcomes in trial order, stopping where the live run stopped."""
+    for outcome in outcomes:
+        if outcome is None:  # an excluded error trial
+            continue
+        if monitor.update(outcome):
+            break
+    return monitor.finish()

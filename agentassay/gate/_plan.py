@@ -1,0 +1,124 @@
+"""Which test each scenario gets, at which level, and how scenario verdicts become one decision.
+
+Multiplicity (docs/runner.md): a suite is blocked when *any* scenario FAILs, so FAIL errors
+add up across scenarios. Sequential tests (and fixed-n threshold tests, which report no
+p-value) run each scenario at ``alpha / m`` (Bonferroni); fixed-n regression tests report
+p-values, so their FAILs are re-decided with Holm's step-down at ``alpha``. A suite PASSes
+only when every scenario PASSes, an intersection-union test that needs no correction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..spec import Scenario, Settings
+from ..stats import Decision, Verdict, adjust_pvalues, deployment_decision, suite_verdict
+from ._monitors import (
+    Monitor,
+    RegressionFixed,
+    RegressionSequential,
+    ScenarioVerdict,
+    ThresholdFixed,
+    ThresholdSPRT,
+)
+
+
+@dataclass(frozen=True)
+class BaselineCounts:
+    passes: int
+    trials: int
+
+
+def scenario_alpha(settings: Settings, scenarios: int, *, holm_later: bool) -> float:
+    if settings.correction == "none" or scenarios <= 1 or (holm_later and settings.correction == "holm"):
+        return settings.alpha
+    return settings.alpha / scenarios
+
+
+def monitor_for(
+    scenario: Scenario,
+    settings: Settings,
+    *,
+    scenarios: int,
+    baseline: BaselineCounts | None = None,
+    regression: bool = False,
+) -> Monitor:
+    """The test for one scenario: threshold (``run``) or regression against ``baseline`` (``check``)."""
+    cap = settings.trial_cap
+    sequential = settings.method == "sprt"
+    if regression and baseline is not None and baseline.trials > 0:
+        if sequential:
+            return RegressionSequential(
+                cap,
+                base_passes=baseline.passes,
+                base_trials=baseline.trials,
+                alpha=scenario_alpha(settings, scenarios, holm_later=False),
+                delta=settings.margin,
+            )
+        return RegressionFixed(
+            cap,
+            base_passes=baseline.passes,
+            base_trials=baseline.trials,
+            alpha=scenario_alpha(settings, scenarios, holm_later=True),
+            beta=settings.beta,
+            delta=settings.margin,
+        )
+    notes: tuple[str, ...] = ()
+    if regression:
+        notes = ("the baseline has no trials of this scenario, so it was tested against the threshold only",)
+    threshold = scenario.threshold if scenario.threshold is not None else settings.threshold
+    alpha = scenario_alpha(settings, scenarios, holm_later=False)
+    if sequential:
+        return ThresholdSPRT(cap, notes, threshold=threshold, delta=settings.delta, alpha=alpha, beta=settings.beta)
+    return ThresholdFixed(cap, notes, threshold=threshold, alpha=alpha)
+
+
+@dataclass(frozen=True)
+class SuiteDecision:
+    verdict: Verdict
+    decision: Decision
+    counts: dict[str, int]
+    correction: str
+
+    @property
+    def exit_code(self) -> int:
+        return self.decision.exit_code
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "decision": self.decision.value,
+            "exit_code": self.exit_code,
+            "counts": dict(self.counts),
+            "correction": self.correction,
+        }
+
+
+def holm_adjust(verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dict[str, ScenarioVerdict]:
+    """Holm across the fixed-n regression FAILs (the only verdicts that carry p-values)."""
+    names = [n for n, v in verdicts.items() if v.test == "regression" and v.pvalue is not None]
+    if settings.correction != "holm" or len(verdicts) <= 1 or not names:
+        return verdicts
+    adjusted = adjust_pvalues([float(verdicts[n].pvalue or 1.0) for n in names], method="holm")
+    out = dict(verdicts)
+    for name, q in zip(names, adjusted, strict=True):
+        v = verdicts[name]
+        note = f"Holm-adjusted p = {q:.3g} over {len(names)} scenarios"
+        if v.verdict is Verdict.FAIL and q > settings.alpha:
+            v = replace(
+                v,
+                verdict=Verdict.INCONCLUSIVE,
+                explanation=v.explanation.replace("FAIL", "INCONCLUSIVE", 1) + f" Not significant after Holm (p = {q:.3g}).",
+            )
+        out[name] = replace(v, notes=(*v.notes, note))
+    return out
+
+
+def decide(verdicts: dict[str, ScenarioVerdict], settings: Settings) -> tuple[dict[str, ScenarioVerdict], SuiteDecision]:
+    final = holm_adjust(verdicts, settings)
+    counts = {v.value: 0 for v in Verdict}
+    for v in final.values():
+        counts[v.verdict.value] += 1
+    overall = suite_verdict([v.verdict for v in final.values()]) if final else Verdict.INCONCLUSIVE
+    return final, SuiteDecision(overall, deployment_decision(overall), counts, settings.correction)

@@ -1,0 +1,14 @@
+"""The versioned results file written by ``run`` / ``check`` and read as a baseline."""
+
+from ._compare import compare_results
+from ._model import RESULTS_SCHEMA, Results, ResultsError, ScenarioResult, TrialOutcome, load_results
+
+__all__ = [
+    "RESULTS_SCHEMA",
+    "Results",
+    "ResultsError",
+    "ScenarioResult",
+    "TrialOutcome",
+    "compare_results",
+    "load_results",
+]

@@ -1,0 +1,265 @@
+"""The results file: versioned JSON, what ``-o`` writes and what the Action keeps as a baseline.
+
+It holds every trial's outcome in trial order (so any verdict can be re-derived, which is
+how ``agentassay compare`` works), each scenario's verdict with its evidence, the suite
+decision, the settings and the software versions. Reading one validates it and names the
+file, the field and the fix on error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ..gate import BaselineCounts, ScenarioVerdict, SuiteDecision
+from ..spec import Settings
+from ..stats import Decision, Verdict
+
+RESULTS_SCHEMA = "agentassay.results/1"
+
+
+class ResultsError(Exception):
+    """A results file is missing, not JSON, or not an AgentAssay results file (exit code 3)."""
+
+
+@dataclass(frozen=True)
+class TrialOutcome:
+    """One finished trial. ``passed`` is None for an error trial excluded by ``errors: exclude``."""
+
+    index: int
+    passed: bool | None
+    seed: int
+    error: str | None = None
+    failures: tuple[str, ...] = ()
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    usd: float | None = None
+    attempts: int = 1
+    counted: bool = True  # fed to the scenario's test (False: finished after the decision)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["failures"] = list(self.failures)
+        d["latency_s"] = round(self.latency_s, 6)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TrialOutcome:
+        return cls(
+            index=int(d["index"]),
+            passed=None if d.get("passed") is None else bool(d["passed"]),
+            seed=int(d.get("seed", 0)),
+            error=d.get("error"),
+            failures=tuple(d.get("failures") or ()),
+            input_tokens=int(d.get("input_tokens", 0)),
+            output_tokens=int(d.get("output_tokens", 0)),
+            latency_s=float(d.get("latency_s", 0.0)),
+            usd=d.get("usd"),
+            attempts=int(d.get("attempts", 1)),
+            counted=bool(d.get("counted", True)),
+        )
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    name: str
+    input: str
+    trials: tuple[TrialOutcome, ...]
+    verdict: ScenarioVerdict
+    baseline: BaselineCounts | None = None
+    threshold: float | None = None  # the scenario's own threshold, when it overrides config
+
+    @property
+    def outcomes(self) -> list[bool | None]:
+        """Outcomes in trial-index order (None: excluded error trial)."""
+        return [t.passed for t in sorted(self.trials, key=lambda t: t.index)]
+
+    @property
+    def passes(self) -> int:
+        return sum(1 for t in self.trials if t.passed)
+
+    @property
+    def counted_trials(self) -> int:
+        """Trials with an outcome (error trials excluded by policy are not counted)."""
+        return sum(1 for t in self.trials if t.passed is not None)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for t in self.trials if t.error)
+
+    def cost(self) -> dict[str, Any]:
+        usd = [t.usd for t in self.trials if t.usd is not None]
+        return {
+            "trials": len(self.trials),
+            "input_tokens": sum(t.input_tokens for t in self.trials),
+            "output_tokens": sum(t.output_tokens for t in self.trials),
+            "latency_s": round(sum(t.latency_s for t in self.trials), 6),
+            "usd": round(sum(usd), 6) if usd else None,
+        }
+
+    def failure_reasons(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for t in self.trials:
+            for reason in (t.error,) if t.error else t.failures:
+                counts[reason] = counts.get(reason, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "input": self.input,
+            "passes": self.passes,
+            "trials_run": len(self.trials),
+            "counted_trials": self.counted_trials,
+            "errors": self.errors,
+            "verdict": self.verdict.to_dict(),
+            "baseline": None if self.baseline is None else asdict(self.baseline),
+            "threshold": self.threshold,
+            "cost": self.cost(),
+            "failure_reasons": self.failure_reasons(),
+            "trials": [t.to_dict() for t in sorted(self.trials, key=lambda t: t.index)],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ScenarioResult:
+        b = d.get("baseline")
+        return cls(
+            name=str(d["name"]),
+            input=str(d.get("input", "")),
+            trials=tuple(TrialOutcome.from_dict(t) for t in d.get("trials") or ()),
+            verdict=ScenarioVerdict.from_dict(d["verdict"]),
+            baseline=None if not b else BaselineCounts(int(b["passes"]), int(b["trials"])),
+            threshold=None if d.get("threshold") is None else float(d["threshold"]),
+        )
+
+
+@dataclass(frozen=True)
+class Results:
+    kind: str  # "run" | "check" | "compare"
+    suite: dict[str, Any]
+    agent: dict[str, Any]
+    settings: Settings
+    scenarios: tuple[ScenarioResult, ...]
+    decision: SuiteDecision
+    run_id: str
+    started_at: str
+    finished_at: str
+    interrupted: bool = False
+    versions: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def scenario(self, name: str) -> ScenarioResult | None:
+        return next((s for s in self.scenarios if s.name == name), None)
+
+    def baseline_counts(self) -> dict[str, BaselineCounts]:
+        """Per-scenario counts for use as a baseline: every finished, counted trial."""
+        return {s.name: BaselineCounts(s.passes, s.counted_trials) for s in self.scenarios}
+
+    def cost(self) -> dict[str, Any]:
+        per = [s.cost() for s in self.scenarios]
+        usd = [c["usd"] for c in per if c["usd"] is not None]
+        return {
+            "trials": sum(c["trials"] for c in per),
+            "input_tokens": sum(c["input_tokens"] for c in per),
+            "output_tokens": sum(c["output_tokens"] for c in per),
+            "latency_s": round(sum(c["latency_s"] for c in per), 6),
+            "usd": round(sum(usd), 6) if usd else None,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": RESULTS_SCHEMA,
+            "kind": self.kind,
+            "run_id": self.run_id,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "interrupted": self.interrupted,
+            "suite": self.suite,
+            "agent": self.agent,
+            "settings": asdict(self.settings),
+            "versions": self.versions,
+            "decision": self.decision.to_dict(),
+            "cost": self.cost(),
+            "notes": list(self.notes),
+            "scenarios": [s.to_dict() for s in self.scenarios],
+        }
+
+    def save(self, path: str | Path) -> Path:
+        """Write atomically (temp file + rename): a reader never sees half a file."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(self.to_dict(), f, indent=1, ensure_ascii=False, default=str)
+            f.write("\n")
+        os.replace(tmp, p)
+        return p
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], *, source: str = "<results>") -> Results:
+        if not isinstance(d, dict):
+            raise ResultsError(f"{source}: expected a JSON object at the top level, got {type(d).__name__}")
+        schema = d.get("schema")
+        if schema != RESULTS_SCHEMA:
+            raise ResultsError(
+                f"{source}: field 'schema' is {schema!r}, expected {RESULTS_SCHEMA!r}. Pass a file written by "
+                "`agentassay run -o` or `agentassay check -o`."
+            )
+        where = "settings"
+        try:
+            known = {f.name for f in fields(Settings)}
+            settings = Settings(**{k: v for k, v in (d.get("settings") or {}).items() if k in known})
+            where = "decision"
+            dec = d["decision"]
+            decision = SuiteDecision(
+                Verdict(dec["verdict"]), Decision(dec["decision"]), dict(dec.get("counts") or {}),
+                str(dec.get("correction", "holm")),
+            )
+            scenarios = []
+            for i, s in enumerate(d["scenarios"]):
+                where = f"scenarios[{i}]"
+                scenarios.append(ScenarioResult.from_dict(s))
+            where = "suite"
+            return cls(
+                kind=str(d.get("kind", "run")),
+                suite=dict(d["suite"]),
+                agent=dict(d.get("agent") or {}),
+                settings=settings,
+                scenarios=tuple(scenarios),
+                decision=decision,
+                run_id=str(d.get("run_id", "")),
+                started_at=str(d.get("started_at", "")),
+                finished_at=str(d.get("finished_at", "")),
+                interrupted=bool(d.get("interrupted", False)),
+                versions=dict(d.get("versions") or {}),
+                notes=tuple(d.get("notes") or ()),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise ResultsError(
+                f"{source}: malformed field '{where}' ({what}). The file is not a complete AgentAssay results "
+                "file; record it again with `agentassay run SUITE -o FILE`."
+            ) from exc
+
+
+def load_results(path: str | Path) -> Results:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResultsError(f"{p}: no such results file; record one with `agentassay run SUITE -o {p}`") from None
+    except OSError as exc:
+        raise ResultsError(f"{p}: cannot read results file ({exc.strerror})") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(
+            f"{p}:{exc.lineno}: not valid JSON ({exc.msg}); the file may be truncated. Record it again with "
+            "`agentassay run SUITE -o FILE`."
+        ) from exc
+    return Results.from_dict(data, source=str(p))

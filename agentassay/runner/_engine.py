@@ -1,0 +1,314 @@
+"""The trial engine: many trials in flight, sequential tests fed in trial order, flushed as they finish.
+
+Scheduling: at most ``concurrency`` trials run at once; new trials are started round-robin
+over the scenarios that are still undecided, so every scenario progresses. A trial's outcome
+is fed to its scenario's test only once every lower-numbered trial of that scenario has been
+fed, so the test sees exactly the sequence it would see if trials ran one by one: the
+decision depends on the outcomes of trials 0..k in index order, never on which finished
+first (docs/runner.md explains why that keeps the error guarantees). Once a scenario is
+decided no new trial of it starts; trials already running finish, are stored and reported
+as ``counted: false``, and do not change the verdict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import signal
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+
+from ..adapters import AgentAdapter, AgentRunError
+from ..adapters._base import describe_exception as _describe
+from ..evaluators import Evaluator
+from ..gate import Monitor
+from ..results import TrialOutcome
+from ..spec import Scenario, Settings
+from ..traces import Trace, TraceStore
+from ._progress import Progress
+from ._retry import backoff, is_transient
+
+HEALTH_CHECK_TRIALS = 10
+
+
+def trial_seed(seed: int, role: str, scenario: str, index: int) -> int:
+    """Seed of one trial: reproducible, and disjoint between roles.
+
+    ``check`` draws from a different stream than ``run`` so that a candidate identical to its
+    baseline is compared with fresh trials, not with a replay of the baseline's own trials
+    (which would make the two samples dependent and the tests invalid).
+    """
+    digest = hashlib.blake2b(f"{seed}|{role}|{scenario}|{index}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+@dataclass
+class ScenarioState:
+    scenario: Scenario
+    evaluator: Evaluator
+    monitor: Monitor
+    limit: int
+    started: int = 0
+    in_flight: int = 0
+    finished: dict[int, TrialOutcome] = field(default_factory=dict)
+    next_feed: int = 0
+    decided_at: int | None = None
+
+    def wants_more(self, full: bool) -> bool:
+        if self.started >= self.limit:
+            return False
+        return full or not self.monitor.decided
+
+    def feed(self) -> bool:
+        """Feed finished outcomes in index order; True when this call decided the scenario."""
+        became = False
+        while self.next_feed in self.finished and not self.monitor.decided:
+            outcome = self.finished[self.next_feed]
+            self.next_feed += 1
+            if outcome.passed is None:  # excluded error trial
+                continue
+            if self.monitor.update(outcome.passed):
+                self.decided_at = self.next_feed
+                became = True
+        return became
+
+
+@dataclass
+class EngineOutcome:
+    states: dict[str, ScenarioState]
+    started_at: str
+    finished_at: str
+    interrupted: str | None = None  # "SIGINT" / "SIGTERM" when stopped by a signal
+    aborted: str | None = None  # why the run was abandoned (the agent could not be run)
+    wall_s: float = 0.0
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+
+class Engine:
+    def __init__(
+        self,
+        *,
+        suite_name: str,
+        adapter: AgentAdapter,
+        settings: Settings,
+        states: dict[str, ScenarioState],
+        role: str,
+        agent_version: str,
+        run_id: str,
+        store: TraceStore | None = None,
+        progress: Progress | None = None,
+        full: bool = False,
+        on_trial: Callable[[ScenarioState, TrialOutcome, Trace], None] | None = None,
+    ) -> None:
+        self.suite_name = suite_name
+        self.adapter = adapter
+        self.settings = settings
+        self.states = states
+        self.role = role
+        self.agent_version = agent_version
+        self.run_id = run_id
+        self.store = store
+        self.progress = progress
+        self.full = full
+        self.on_trial = on_trial
+        self._stop: str | None = None
+        self._ok = 0
+        self._errored = 0
+        self._first_error: str | None = None
+
+    # -- one trial -----------------------------------------------------------------------------
+    async def _attempt(self, state: ScenarioState, index: int, seed: int) -> tuple[Trace, int]:
+        s = self.settings
+        attempt = 0
+        while True:
+            attempt += 1
+            start = time.perf_counter()
+            try:
+                trace = await asyncio.wait_for(self.adapter.run(state.scenario.input, seed=seed), s.timeout)
+                return trace, attempt
+            except asyncio.TimeoutError:
+                return Trace(error=f"timed out after {s.timeout:g} s (config.timeout)"), attempt
+            except AgentRunError as exc:
+                partial = exc.trace or Trace()
+                return Trace(partial.steps, partial.output, partial.cost, partial.metadata, str(exc)), attempt
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if is_transient(exc) and attempt <= s.retries:
+                    await asyncio.sleep(backoff(attempt, exc))
+                    continue
+                where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+                at = f" (at {where.filename}:{where.lineno})" if where else ""
+                suffix = f" after {attempt} attempts" if attempt > 1 else ""
+                elapsed = time.perf_counter() - start
+                trace = Trace(error=f"the agent raised {_describe(exc)}{at}{suffix}")
+                return trace.with_metadata(extra={"elapsed_s": elapsed}), attempt
+
+    async def _trial(self, state: ScenarioState, index: int) -> tuple[ScenarioState, TrialOutcome, Trace]:
+        seed = trial_seed(self.settings.seed, self.role, state.scenario.name, index)
+        start = time.perf_counter()
+        trace, attempts = await self._attempt(state, index, seed)
+        wall = time.perf_counter() - start
+        cost = trace.cost
+        if not cost.latency_s:
+            trace = replace(trace, cost=replace(cost, latency_s=wall))
+        trace = trace.with_metadata(
+            scenario=state.scenario.name,
+            trial=index,
+            seed=seed,
+            agent_version=self.agent_version,
+            adapter=self.adapter.name,
+            timestamp=_now(),
+        )
+        try:
+            result = state.evaluator(state.scenario.input, trace)
+            passed: bool | None = result.passed
+            failures = tuple(result.failures)
+        except Exception as exc:  # a broken user check fails the trial, loudly
+            passed, failures = False, (f"evaluator raised {_describe(exc)}",)
+        if trace.error and self.settings.errors == "exclude":
+            passed = None
+        outcome = TrialOutcome(
+            index=index,
+            passed=passed,
+            seed=seed,
+            error=trace.error,
+            failures=failures,
+            input_tokens=trace.cost.input_tokens,
+            output_tokens=trace.cost.output_tokens,
+            latency_s=trace.cost.latency_s,
+            usd=trace.cost.usd,
+            attempts=attempts,
+        )
+        return state, outcome, trace
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+    def _record(self, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
+        decided_before = state.monitor.decided
+        if decided_before:
+            outcome = replace(outcome, counted=False)
+        state.finished[outcome.index] = outcome
+        if self.store is not None:
+            self.store.add(
+                trace,
+                run_id=self.run_id,
+                suite=self.suite_name,
+                scenario=state.scenario.name,
+                agent_version=self.agent_version,
+                trial=outcome.index,
+                input=state.scenario.input,
+                passed=outcome.passed,
+            )
+        if outcome.error:
+            self._errored += 1
+            self._first_error = self._first_error or outcome.error
+        else:
+            self._ok += 1
+        if state.feed() and self.progress is not None:
+            self.progress.scenario_decided(
+                state.scenario.name, state.monitor.finish().verdict.value, state.decided_at or 0
+            )
+        # Outcomes that arrive after the decision but were fed nowhere are marked uncounted.
+        if decided_before is False and state.monitor.decided:
+            for i, o in list(state.finished.items()):
+                if i >= state.next_feed and o.counted:
+                    state.finished[i] = replace(o, counted=False)
+        if self.progress is not None:
+            self.progress.trial()
+        if self.on_trial is not None:
+            self.on_trial(state, outcome, trace)
+
+    def _health(self, *, final: bool = False) -> str | None:
+        """Abandon the run when the agent evidently cannot run at all (hypothesis-style health check).
+
+        During the run: the first ``HEALTH_CHECK_TRIALS`` trials all errored. At the end: no
+        trial completed (the tests may have stopped on the failures before ten trials).
+        """
+        planned = sum(s.limit for s in self.states.values())
+        threshold = 1 if final else min(HEALTH_CHECK_TRIALS, planned)
+        if self._ok == 0 and self._errored >= threshold:
+            return (
+                f"the agent could not be run: the first {self._errored} trials all ended in an error and none "
+                f"completed. First error: {self._first_error}"
+            )
+        return None
+
+    def _next(self, order: list[ScenarioState], cursor: int) -> tuple[ScenarioState | None, int]:
+        n = len(order)
+        for step in range(n):
+            state = order[(cursor + step) % n]
+            if state.wants_more(self.full):
+                return state, (cursor + step + 1) % n
+        return None, cursor
+
+    def stop(self, reason: str) -> None:
+        self._stop = reason
+
+    # -- the loop ------------------------------------------------------------------------------
+    async def run(self) -> EngineOutcome:
+        started = _now()
+        t0 = time.perf_counter()
+        order = list(self.states.values())
+        cursor = 0
+        pending: set[asyncio.Task[tuple[ScenarioState, TrialOutcome, Trace]]] = set()
+        aborted: str | None = None
+        try:
+            while True:
+                while self._stop is None and aborted is None and len(pending) < self.settings.concurrency:
+                    state, cursor = self._next(order, cursor)
+                    if state is None:
+                        break
+                    index = state.started
+                    state.started += 1
+                    state.in_flight += 1
+                    pending.add(asyncio.ensure_future(self._trial(state, index)))
+                if not pending or self._stop is not None or aborted is not None:
+                    break
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED, timeout=0.5)
+                for task in done:
+                    state, outcome, trace = task.result()
+                    state.in_flight -= 1
+                    self._record(state, outcome, trace)
+                aborted = self._health()
+            if aborted is None and self._stop is None:
+                aborted = self._health(final=True)
+        finally:
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+            if self.progress is not None:
+                self.progress.close()
+        return EngineOutcome(
+            self.states, started, _now(), self._stop, aborted, wall_s=time.perf_counter() - t0
+        )
+
+
+def run_engine(engine: Engine, *, handle_signals: bool = True) -> EngineOutcome:
+    """Run the engine in a fresh event loop; SIGINT / SIGTERM stop it cleanly with results so far."""
+
+    async def main() -> EngineOutcome:
+        loop = asyncio.get_running_loop()
+        installed = []
+        if handle_signals:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    loop.add_signal_handler(sig, engine.stop, sig.name)
+                    installed.append(sig)
+                except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
+                    pass
+        try:
+            return await engine.run()
+        finally:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+
+    return asyncio.run(main())
+

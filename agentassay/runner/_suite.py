@@ -1,0 +1,197 @@
+"""Run a whole suite: load the agent, plan each scenario's test, run the engine, build the results."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import platform
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..adapters import AgentAdapter, load_adapter
+from ..evaluators import build_evaluator
+from ..gate import decide, monitor_for
+from ..results import Results, ScenarioResult, TrialOutcome
+from ..spec import Suite
+from ..traces import Trace, TraceStore
+from ._engine import Engine, ScenarioState, run_engine
+from ._progress import Progress
+
+EXIT_AGENT = 4
+EXIT_SIGNAL = {"SIGINT": 130, "SIGTERM": 143}
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What a run produced and how the process should exit."""
+
+    results: Results
+    aborted: str | None = None
+    interrupted: str | None = None
+    wall_s: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        if self.aborted:
+            return EXIT_AGENT
+        if self.interrupted:
+            return EXIT_SIGNAL.get(self.interrupted, 130)
+        return self.results.decision.exit_code
+
+
+def git_commit(folder: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def agent_version(suite: Suite, entry: str, override: str | None = None) -> str:
+    """The version key traces are filed under: explicit, else ``entry@commit``, else the entry."""
+    if override:
+        return override
+    if suite.agent.version:
+        return suite.agent.version
+    commit = git_commit(suite.root)
+    return f"{entry}@{commit}" if commit else entry
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {"agentassay": __version__, "python": platform.python_version()}
+    for dist in ("openai-agents", "openai"):
+        if dist.replace("-", "_") in sys.modules or (dist == "openai-agents" and "agents" in sys.modules):
+            with contextlib.suppress(metadata.PackageNotFoundError):
+                out[dist] = metadata.version(dist)
+    return out
+
+
+def _suite_info(suite: Suite) -> dict[str, Any]:
+    info: dict[str, Any] = {"name": suite.name, "path": None, "sha256": None}
+    if suite.path is not None:
+        try:
+            info["path"] = str(suite.path.resolve().relative_to(Path.cwd().resolve()))
+        except ValueError:
+            info["path"] = str(suite.path)
+        with contextlib.suppress(OSError):
+            info["sha256"] = hashlib.sha256(suite.path.read_bytes()).hexdigest()
+    return info
+
+
+def run_suite(
+    suite: Suite,
+    *,
+    adapter: AgentAdapter | None = None,
+    entry: str | None = None,
+    baseline: Results | None = None,
+    store: TraceStore | None = None,
+    version: str | None = None,
+    full: bool = False,
+    progress: bool = True,
+    handle_signals: bool = True,
+    on_trial: Callable[[ScenarioState, TrialOutcome, Trace], None] | None = None,
+) -> RunReport:
+    """Run every scenario of ``suite``; with ``baseline``, test each for regression against it.
+
+    Raises ``SpecError`` (a check cannot be built) and ``AgentLoadError`` (the entry point
+    cannot be imported) before any trial runs. ``full`` keeps running each scenario to its trial
+    cap after its test has decided (for recording a strong baseline); the verdict is still the
+    one reached at the decision.
+    """
+    entry = entry or suite.agent.entry
+    search = [Path.cwd(), suite.root]
+    evaluators = {s.name: build_evaluator(s, file=suite.path, search=search) for s in suite.scenarios}
+    if adapter is None:
+        adapter = load_adapter(
+            entry,
+            factory=suite.agent.factory and entry == suite.agent.entry,
+            model=suite.model,
+            search=search,
+            root=suite.root,
+        )
+    settings = suite.settings
+    role = "check" if baseline is not None else "run"
+    counts = baseline.baseline_counts() if baseline is not None else {}
+    m = len(suite.scenarios)
+    limit = settings.trial_cap if settings.errors == "fail" else 2 * settings.trial_cap
+    states = {
+        s.name: ScenarioState(
+            s,
+            evaluators[s.name],
+            monitor_for(s, settings, scenarios=m, baseline=counts.get(s.name), regression=baseline is not None),
+            limit,
+        )
+        for s in suite.scenarios
+    }
+    run_id = uuid.uuid4().hex[:16]
+    version_key = agent_version(suite, entry, version)
+    engine = Engine(
+        suite_name=suite.name,
+        adapter=adapter,
+        settings=settings,
+        states=states,
+        role=role,
+        agent_version=version_key,
+        run_id=run_id,
+        store=store,
+        progress=Progress(m * settings.trial_cap, m, enabled=progress),
+        full=full,
+        on_trial=on_trial,
+    )
+    outcome = run_engine(engine, handle_signals=handle_signals)
+
+    verdicts = {name: st.monitor.finish(interrupted=bool(outcome.interrupted)) for name, st in states.items()}
+    final, decision = decide(verdicts, settings)
+    notes: list[str] = []
+    if outcome.interrupted:
+        notes.append(f"interrupted by {outcome.interrupted}: results cover the trials finished before it")
+    if outcome.aborted:
+        notes.append(outcome.aborted)
+    if baseline is not None:
+        missing = [s.name for s in suite.scenarios if s.name not in counts]
+        if missing:
+            notes.append(f"not in the baseline, tested against the threshold: {', '.join(missing)}")
+        if baseline.suite.get("name") != suite.name:
+            notes.append(f"the baseline was recorded for suite '{baseline.suite.get('name')}', not '{suite.name}'")
+    scenarios = tuple(
+        ScenarioResult(
+            name=name,
+            input=st.scenario.input,
+            trials=tuple(st.finished[i] for i in sorted(st.finished)),
+            verdict=final[name],
+            baseline=counts.get(name),
+            threshold=st.scenario.threshold,
+        )
+        for name, st in states.items()
+    )
+    agent_info = {"entry": entry, "version": version_key, "adapter": adapter.name}
+    try:
+        agent_info["config"] = adapter.config()
+    except Exception as exc:  # describing the agent must never lose the results
+        agent_info["config"] = {"error": str(exc)}
+    results = Results(
+        kind=role,
+        suite=_suite_info(suite),
+        agent=agent_info,
+        settings=settings,
+        scenarios=scenarios,
+        decision=decision,
+        run_id=run_id,
+        started_at=outcome.started_at,
+        finished_at=outcome.finished_at,
+        interrupted=bool(outcome.interrupted),
+        versions=_versions(),
+        notes=tuple(notes),
+    )
+    return RunReport(results, outcome.aborted, outcome.interrupted, outcome.wall_s)

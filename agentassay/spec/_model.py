@@ -1,0 +1,144 @@
+"""The suite spec as typed, frozen objects: what ``load_suite`` returns after validation.
+
+The YAML shape follows the AgentAssay paper's Sec. 8.4 (``name``, ``description``, ``agent``,
+``scenarios``, ``config`` with ``regression``) and extends it; docs/suite.md is the reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+METHODS = ("sprt", "fixed")
+ERROR_POLICIES = ("fail", "exclude")
+CORRECTIONS = ("holm", "bonferroni", "none")
+PROVIDERS = ("offline", "openai", "openai-compatible", "litellm")
+CHECK_KINDS = (
+    "exact_match",
+    "contains",
+    "not_contains",
+    "regex",
+    "json_schema",
+    "python",
+    "max_steps",
+    "must_call",
+    "must_not_call",
+    "must_reach",
+    "judge",
+)
+# Property keys that are also checks (``properties: [max_steps: 5]`` both records and enforces it).
+PROPERTY_CHECKS = (
+    "max_steps",
+    "must_call",
+    "must_not_call",
+    "must_reach",
+    "contains",
+    "not_contains",
+    "regex",
+)
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Where the agent comes from: ``module:attr``, optionally a factory called with no arguments."""
+
+    entry: str
+    factory: bool = False
+    version: str | None = None  # agent version label; default: the git commit of the suite's repo
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Which model drives an OpenAI Agents SDK agent. Ignored for plain callables.
+
+    ``offline`` is the seeded simulator (no network); ``behaviour`` names its per-agent policy
+    (``module:attr`` or a YAML path); when absent the adapter looks for ``OFFLINE_BEHAVIOUR`` in
+    the agent's module. Real providers are chosen here, never in code.
+    """
+
+    provider: str = "offline"
+    name: str | None = None
+    behaviour: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """One evaluator check, e.g. ``Check("contains", "refund")`` or ``Check("max_steps", 5)``.
+
+    kinds: exact_match, contains, not_contains, regex, json_schema, python, max_steps,
+    must_call, must_not_call, must_reach, judge.
+    """
+
+    kind: str
+    value: Any = None
+    options: dict[str, Any] = field(default_factory=dict)
+    # Where the check was written, so errors found later (e.g. an import failing) name the line.
+    line: int | None = field(default=None, compare=False, repr=False)
+    key: str | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    input: str
+    properties: dict[str, Any] = field(default_factory=dict)
+    descriptions: tuple[str, ...] = ()
+    checks: tuple[Check, ...] = ()
+    threshold: float | None = None  # overrides config.threshold for this scenario
+    line: int | None = None  # line in the suite file, for messages
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``config:`` of the suite. Defaults are what a user gets by writing nothing."""
+
+    trials: int = 50
+    max_trials: int | None = None
+    threshold: float = 0.80
+    alpha: float = 0.05
+    beta: float = 0.10
+    delta: float = 0.10
+    method: str = "sprt"
+    concurrency: int = 8
+    timeout: float = 120.0
+    retries: int = 2
+    seed: int = 0
+    errors: str = "fail"
+    correction: str = "holm"
+    baseline: str | None = None
+    regression_delta: float | None = None  # config.regression.delta; falls back to delta
+
+    @property
+    def trial_cap(self) -> int:
+        """Most trials one scenario may use."""
+        return self.max_trials if self.max_trials is not None else self.trials
+
+    @property
+    def margin(self) -> float:
+        return self.regression_delta if self.regression_delta is not None else self.delta
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    agent: AgentConfig
+    scenarios: tuple[Scenario, ...]
+    settings: Settings = field(default_factory=Settings)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    description: str = ""
+    path: Path | None = None  # the file it was read from; relative paths resolve against its folder
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent if self.path is not None else Path.cwd()
+
+    def scenario(self, name: str) -> Scenario:
+        for s in self.scenarios:
+            if s.name == name:
+                return s
+        raise KeyError(name)

@@ -1,0 +1,197 @@
+"""The trace store (paper Def. 7.5): every trial's trace in SQLite, written as the trial finishes.
+
+Why SQLite in WAL mode with ``synchronous=NORMAL``: each trial is one small committed
+transaction (tens of microseconds), a reader never blocks the writer, and a process killed
+with SIGKILL loses nothing that was committed — only the trials still in flight. (Power loss
+may drop the last few commits; CI runners do not lose power mid-job in a way we could help.)
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ._model import Trace
+
+STORE_SCHEMA_VERSION = 1
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS trials (
+    id            INTEGER PRIMARY KEY,
+    run_id        TEXT NOT NULL,
+    suite         TEXT NOT NULL,
+    scenario      TEXT NOT NULL,
+    agent_version TEXT NOT NULL,
+    trial         INTEGER NOT NULL,
+    input         TEXT,
+    passed        INTEGER,
+    error         TEXT,
+    recorded_at   TEXT NOT NULL,
+    trace         TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS trials_by_version ON trials (agent_version, scenario, recorded_at);
+CREATE INDEX IF NOT EXISTS trials_by_suite ON trials (suite, scenario, agent_version, recorded_at);
+CREATE INDEX IF NOT EXISTS trials_by_run ON trials (run_id);
+"""
+
+
+class StoreError(Exception):
+    """The store file exists but cannot be used (wrong schema, not a database)."""
+
+
+@dataclass(frozen=True)
+class StoredTrial:
+    """One row of the store: the trace plus the keys it was filed under."""
+
+    id: int
+    run_id: str
+    suite: str
+    scenario: str
+    agent_version: str
+    trial: int
+    input: str | None
+    passed: bool | None
+    error: str | None
+    recorded_at: str
+    trace: Trace
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+class TraceStore:
+    """SQLite-backed, versioned collection of traces with ``query`` and ``sample``.
+
+    Use as a context manager or call :meth:`close`. One instance belongs to one thread (the
+    runner writes from its event loop thread); other processes may read concurrently.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.executescript(_DDL)
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a usable AgentAssay trace store ({exc}); delete it or pass another --store path") from exc
+        if row is None:
+            self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(STORE_SCHEMA_VERSION),))
+        elif int(row[0]) != STORE_SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: trace store schema {row[0]}, this version reads {STORE_SCHEMA_VERSION}; "
+                "use a new --store path"
+            )
+
+    # -- writing -------------------------------------------------------------------------------
+    def add(
+        self,
+        trace: Trace,
+        *,
+        run_id: str,
+        suite: str,
+        scenario: str,
+        agent_version: str,
+        trial: int,
+        input: str | None = None,
+        passed: bool | None = None,
+    ) -> int:
+        """Commit one finished trial immediately (autocommit): a crash after this keeps it."""
+        cur = self._db.execute(
+            "INSERT INTO trials (run_id, suite, scenario, agent_version, trial, input, passed, error,"
+            " recorded_at, trace) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                suite,
+                scenario,
+                agent_version,
+                trial,
+                input,
+                None if passed is None else int(passed),
+                trace.error,
+                _now(),
+                trace.to_json(),
+            ),
+        )
+        return int(cur.lastrowid or 0)
+
+    # -- reading -------------------------------------------------------------------------------
+    def _rows(self, where: str, params: Iterable[Any], tail: str = "") -> Iterator[StoredTrial]:
+        sql = (
+            "SELECT id, run_id, suite, scenario, agent_version, trial, input, passed, error, recorded_at,"
+            f" trace FROM trials WHERE {where} {tail}"
+        )
+        for r in self._db.execute(sql, tuple(params)):
+            yield StoredTrial(
+                r[0], r[1], r[2], r[3], r[4], r[5], r[6], None if r[7] is None else bool(r[7]), r[8], r[9],
+                Trace.from_dict(json.loads(r[10])),
+            )
+
+    def query(
+        self, version: str, scenarios: Iterable[str] | None = None, *, suite: str | None = None
+    ) -> list[StoredTrial]:
+        """Traces of agent ``version`` for the given scenarios (all when None), oldest first."""
+        where, params = ["agent_version = ?"], [version]
+        if suite is not None:
+            where.append("suite = ?")
+            params.append(suite)
+        if scenarios is not None:
+            names = list(scenarios)
+            if not names:
+                return []
+            where.append(f"scenario IN ({','.join('?' * len(names))})")
+            params.extend(names)
+        return list(self._rows(" AND ".join(where), params, "ORDER BY recorded_at, id"))
+
+    def sample(
+        self, version: str, n: int, *, seed: int | None = None, suite: str | None = None
+    ) -> list[StoredTrial]:
+        """``n`` traces of ``version`` drawn uniformly without replacement (all when fewer exist)."""
+        if n < 0:
+            raise ValueError(f"n must be >= 0; got {n}")
+        where, params = "agent_version = ?", [version]
+        if suite is not None:
+            where += " AND suite = ?"
+            params.append(suite)
+        ids = [r[0] for r in self._db.execute(f"SELECT id FROM trials WHERE {where} ORDER BY id", params)]
+        chosen = sorted(random.Random(seed).sample(ids, min(n, len(ids))))
+        if not chosen:
+            return []
+        return list(self._rows(f"id IN ({','.join('?' * len(chosen))})", chosen, "ORDER BY id"))
+
+    def versions(self, suite: str | None = None) -> list[str]:
+        sql, params = "SELECT DISTINCT agent_version FROM trials", []
+        if suite is not None:
+            sql += " WHERE suite = ?"
+            params.append(suite)
+        return sorted(r[0] for r in self._db.execute(sql, params))
+
+    def count(self, *, run_id: str | None = None) -> int:
+        if run_id is None:
+            return int(self._db.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
+        return int(self._db.execute("SELECT COUNT(*) FROM trials WHERE run_id = ?", (run_id,)).fetchone()[0])
+
+    def run(self, run_id: str) -> list[StoredTrial]:
+        return list(self._rows("run_id = ?", [run_id], "ORDER BY scenario, trial"))
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> TraceStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

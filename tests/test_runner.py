@@ -175,3 +175,25 @@ def test_sequential_design_cache_round_trip(tmp_path, monkeypatch) -> None:
             assert cached.decide(kb, kc, 20) == direct.decide(kb, kc, 20)
     (tmp_path / "sequential-designs.json").write_text("not json")
     assert sequential_design(20, 20, 0.05, 0.1).c_fail == direct.c_fail  # a corrupt cache only costs time
+
+
+def test_prices_give_usd_and_fixed_n_gives_savings() -> None:
+    from agentassay.runner._cost import price_usd
+    from agentassay.traces import Cost
+
+    assert price_usd(Cost(1_000_000, 500_000), "m", {"m": {"input": 0.4, "output": 1.6}}) == pytest.approx(1.2)
+    assert price_usd(Cost(10, 10), "other", {"m": {"input": 1.0, "output": 1.0}}) is None
+    assert price_usd(Cost(1_000_000, 0), "other", {"*": {"input": 2.0, "output": 0.0}}) == 2.0
+
+    from agentassay.traces import Trace, TraceMetadata
+
+    def priced(text: str) -> Trace:
+        return Trace(output="ok", cost=Cost(1000, 500), metadata=TraceMetadata(model="m"))
+
+    suite = make_suite(2, trials=40, prices={"m": {"input": 1.0, "output": 2.0}})
+    report = go(suite, priced)
+    s = report.results.scenarios[0]
+    assert all(t.usd == pytest.approx((1000 * 1.0 + 500 * 2.0) / 1e6) for t in s.trials)
+    assert s.fixed_n is not None and s.fixed_n > s.verdict.trials_used
+    saved = report.results.savings()
+    assert saved is not None and saved["trials_saved"] == saved["fixed_n_trials"] - saved["trials_run"] > 0

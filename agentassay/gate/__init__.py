@@ -10,7 +10,7 @@ from ._monitors import (
     ThresholdSPRT,
     replay,
 )
-from ._plan import BaselineCounts, SuiteDecision, decide, monitor_for, scenario_alpha
+from ._plan import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, monitor_for, scenario_alpha
 
 __all__ = [
     "BaselineCounts",
@@ -22,6 +22,7 @@ __all__ = [
     "ThresholdFixed",
     "ThresholdSPRT",
     "decide",
+    "fixed_n_equivalent",
     "monitor_for",
     "replay",
     "scenario_alpha",

@@ -74,6 +74,33 @@ def monitor_for(
     return ThresholdFixed(cap, notes, threshold=threshold, alpha=alpha)
 
 
+def fixed_n_equivalent(
+    scenario: Scenario,
+    settings: Settings,
+    *,
+    scenarios: int,
+    baseline: BaselineCounts | None = None,
+    regression: bool = False,
+) -> int | None:
+    """Trials a fixed-n design with the same alpha and beta would use, for the savings figure.
+
+    Threshold tests: the exact one-sample binomial test of ``threshold`` against ``threshold -
+    delta``. Regression: paper Eq. 6 per arm at the baseline's observed rate (kept inside
+    ``[delta + 0.01, 0.99]`` so that a perfect baseline still gives a finite figure).
+    """
+    from ..stats import sample_size_one_sample, sample_size_two_sample
+
+    alpha = scenario_alpha(settings, scenarios, holm_later=False)
+    try:
+        if regression and baseline is not None and baseline.trials > 0:
+            rate = min(max(baseline.passes / baseline.trials, settings.margin + 0.01), 0.99)
+            return sample_size_two_sample(rate, settings.margin, alpha=alpha, beta=settings.beta)
+        threshold = scenario.threshold if scenario.threshold is not None else settings.threshold
+        return sample_size_one_sample(threshold, settings.delta, alpha=alpha, beta=settings.beta)
+    except ValueError:
+        return None
+
+
 @dataclass(frozen=True)
 class SuiteDecision:
     verdict: Verdict

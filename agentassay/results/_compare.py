@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timezone
 
-from ..gate import decide, monitor_for, replay
+from ..gate import decide, fixed_n_equivalent, monitor_for, replay
 from ..spec import Scenario
 from ._model import Results
 
@@ -40,7 +40,16 @@ def compare_results(base: Results, cand: Results) -> Results:
     if base.suite.get("name") != cand.suite.get("name"):
         notes.append(f"suites differ: baseline '{base.suite.get('name')}', candidate '{cand.suite.get('name')}'")
     scenarios = tuple(
-        replace(s, verdict=final[s.name], baseline=counts.get(s.name)) for s in cand.scenarios
+        replace(
+            s,
+            verdict=final[s.name],
+            baseline=counts.get(s.name),
+            fixed_n=fixed_n_equivalent(
+                Scenario(s.name, s.input, threshold=s.threshold), settings, scenarios=m,
+                baseline=counts.get(s.name), regression=True,
+            ),
+        )
+        for s in cand.scenarios
     )
     now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     return replace(

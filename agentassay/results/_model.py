@@ -73,6 +73,7 @@ class ScenarioResult:
     verdict: ScenarioVerdict
     baseline: BaselineCounts | None = None
     threshold: float | None = None  # the scenario's own threshold, when it overrides config
+    fixed_n: int | None = None  # trials a fixed-n design with the same alpha and beta would need
 
     @property
     def outcomes(self) -> list[bool | None]:
@@ -120,6 +121,7 @@ class ScenarioResult:
             "verdict": self.verdict.to_dict(),
             "baseline": None if self.baseline is None else asdict(self.baseline),
             "threshold": self.threshold,
+            "fixed_n": self.fixed_n,
             "cost": self.cost(),
             "failure_reasons": self.failure_reasons(),
             "trials": [t.to_dict() for t in sorted(self.trials, key=lambda t: t.index)],
@@ -135,6 +137,7 @@ class ScenarioResult:
             verdict=ScenarioVerdict.from_dict(d["verdict"]),
             baseline=None if not b else BaselineCounts(int(b["passes"]), int(b["trials"])),
             threshold=None if d.get("threshold") is None else float(d["threshold"]),
+            fixed_n=None if d.get("fixed_n") is None else int(d["fixed_n"]),
         )
 
 
@@ -171,6 +174,18 @@ class Results:
             "usd": round(sum(usd), 6) if usd else None,
         }
 
+    def savings(self) -> dict[str, Any] | None:
+        """Trials run against the fixed-n designs with the same alpha and beta (None if unknown)."""
+        if not self.scenarios or any(s.fixed_n is None for s in self.scenarios):
+            return None
+        run = sum(len(s.trials) for s in self.scenarios)
+        fixed = sum(int(s.fixed_n or 0) for s in self.scenarios)
+        out: dict[str, Any] = {"trials_run": run, "fixed_n_trials": fixed, "trials_saved": fixed - run}
+        out["fraction_saved"] = round((fixed - run) / fixed, 4) if fixed else None
+        usd = self.cost()["usd"]
+        out["usd_saved"] = round(usd / run * (fixed - run), 6) if usd is not None and run else None
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": RESULTS_SCHEMA,
@@ -185,6 +200,7 @@ class Results:
             "versions": self.versions,
             "decision": self.decision.to_dict(),
             "cost": self.cost(),
+            "savings": self.savings(),
             "notes": list(self.notes),
             "scenarios": [s.to_dict() for s in self.scenarios],
         }

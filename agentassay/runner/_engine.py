@@ -28,6 +28,7 @@ from ..gate import Monitor
 from ..results import TrialOutcome
 from ..spec import Scenario, Settings
 from ..traces import Trace, TraceStore
+from ._cost import price_usd
 from ._progress import Progress
 from ._retry import backoff, is_transient
 
@@ -159,6 +160,10 @@ class Engine:
         cost = trace.cost
         if not cost.latency_s:
             trace = replace(trace, cost=replace(cost, latency_s=wall))
+        if trace.cost.usd is None and self.settings.prices:
+            usd = price_usd(trace.cost, trace.metadata.model, self.settings.prices)
+            if usd is not None:
+                trace = replace(trace, cost=replace(trace.cost, usd=usd))
         trace = trace.with_metadata(
             scenario=state.scenario.name,
             trial=index,

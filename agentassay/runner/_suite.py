@@ -16,7 +16,7 @@ from typing import Any
 from .. import __version__
 from ..adapters import AgentAdapter, load_adapter
 from ..evaluators import build_evaluator
-from ..gate import decide, monitor_for
+from ..gate import decide, fixed_n_equivalent, monitor_for
 from ..results import Results, ScenarioResult, TrialOutcome
 from ..spec import Suite
 from ..traces import Trace, TraceStore
@@ -172,6 +172,9 @@ def run_suite(
             verdict=final[name],
             baseline=counts.get(name),
             threshold=st.scenario.threshold,
+            fixed_n=fixed_n_equivalent(
+                st.scenario, settings, scenarios=m, baseline=counts.get(name), regression=baseline is not None
+            ),
         )
         for name, st in states.items()
     )

@@ -50,7 +50,9 @@ CONFIG_KEYS = (
     "errors",
     "correction",
     "regression",
+    "prices",
 )
+PRICE_KEYS = ("input", "output")
 REGRESSION_KEYS = ("baseline", "delta")
 AGENT_KEYS = ("entry", "factory", "version")
 MODEL_KEYS = ("provider", "name", "behaviour", "base_url", "api_key_env", "temperature")
@@ -553,6 +555,8 @@ class _Parser:
                 kw[k] = self.integer(vnode, key, 0)
             elif k == "regression":
                 kw.update(self.regression(vnode))
+            elif k == "prices":
+                kw[k] = self.prices(vnode)
         settings = Settings(**kw)
 
         if settings.max_trials is not None and settings.max_trials < settings.trials:
@@ -582,6 +586,23 @@ class _Parser:
                     m[k][1], f"config.{k}", f"expected {expected}, got {got}.", expected=expected, got=got
                 )
         return settings, m
+
+    def prices(self, node: yaml.Node) -> dict[str, dict[str, float]]:
+        """``{model: {input: usd_per_million, output: usd_per_million}}``."""
+        if self.is_null(node):
+            return {}
+        out: dict[str, dict[str, float]] = {}
+        for model, (_, vnode) in self.mapping(node, "config.prices").items():
+            key = f"config.prices.{model}"
+            m = self.mapping(vnode, key)
+            self.check_keys(m, key, PRICE_KEYS)
+            out[str(model)] = {
+                part: self.number(m[part][1], f"{key}.{part}", "USD per million tokens, >= 0", lambda x: x >= 0)
+                if part in m
+                else 0.0
+                for part in PRICE_KEYS
+            }
+        return out
 
     def regression(self, node: yaml.Node) -> dict[str, Any]:
         if self.is_null(node):

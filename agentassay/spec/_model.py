@@ -112,6 +112,9 @@ class Settings:
     correction: str = "holm"
     baseline: str | None = None
     regression_delta: float | None = None  # config.regression.delta; falls back to delta
+    # USD per million tokens, per model name as the trace reports it ("*" for any other model):
+    # {"gpt-4.1-mini": {"input": 0.4, "output": 1.6}}. No network look-ups, ever.
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def trial_cap(self) -> int:

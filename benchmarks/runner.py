@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import os
 import platform
 import sys
 import tempfile
@@ -163,7 +163,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="Smaller overhead and example runs (smoke test).")
     args = ap.parse_args()
     res = {
-        "machine": f"{platform.machine()}, {__import__('os').cpu_count()} cores",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%d"),
         "concurrency": concurrency_efficiency(),
@@ -180,5 +180,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.set_event_loop_policy(None)
     main()

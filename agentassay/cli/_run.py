@@ -96,7 +96,7 @@ def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _execute(suite_path: Path, baseline_path: Path | None, **opts: Any) -> int:
+def _execute(suite_path: Path, baseline_path: Path | None, *, regression: bool = False, **opts: Any) -> int:
     from ..results import load_results
     from ..runner import run_suite
     from ..spec import load_suite
@@ -106,6 +106,14 @@ def _execute(suite_path: Path, baseline_path: Path | None, **opts: Any) -> int:
     suite = _overrides(
         suite, trials=opts["trials"], concurrency=opts["concurrency"], seed=opts["seed"], method=opts["method"]
     )
+    if regression and baseline_path is None:
+        if suite.settings.baseline is None:
+            click.echo(
+                f"error: no baseline: pass --baseline FILE or set config.regression.baseline in {suite_path}",
+                err=True,
+            )
+            return EXIT_USAGE
+        baseline_path = Path(suite.settings.baseline)
     baseline = load_results(baseline_path) if baseline_path is not None else None
     store = None if opts["no_store"] else TraceStore(opts["store"])
     try:
@@ -150,17 +158,7 @@ def check(suite: Path, baseline: Path | None, **opts: Any) -> int:
     Exit 0 deploy, 1 block (a scenario regressed), 2 manual (not enough evidence), 3 bad input,
     4 the agent could not be run.
     """
-    if baseline is None:
-        from ..spec import load_suite
-
-        configured = load_suite(suite).settings.baseline
-        if configured is None:
-            click.echo(
-                f"error: no baseline: pass --baseline FILE or set config.regression.baseline in {suite}", err=True
-            )
-            return EXIT_USAGE
-        baseline = Path(configured)
-    return _execute(suite, baseline, **opts)
+    return _execute(suite, baseline, regression=True, **opts)
 
 
 @click.command()
@@ -202,6 +200,7 @@ def demo(workdir: Path | None, quiet: bool) -> int:
     """
     import tempfile
 
+    from ..reports import render_table
     from ..results import load_results
     from ..runner import run_suite
     from ..spec import load_suite
@@ -225,7 +224,7 @@ def demo(workdir: Path | None, quiet: bool) -> int:
         click.echo("1/2  recording the baseline: v1, every scenario run to its trial cap", err=True)
         base = run_suite(suite, store=store, full=True, progress=not quiet)
         base.results.save(folder / "baseline.json")
-        click.echo(render(base.results))
+        click.echo(render_table(base.results))
         click.echo("\n2/2  checking the candidate: v2 (a prompt change that mis-routes seat requests)", err=True)
         cand = run_suite(
             suite,
@@ -235,7 +234,7 @@ def demo(workdir: Path | None, quiet: bool) -> int:
             progress=not quiet,
         )
         cand.results.save(folder / "candidate.json")
-        click.echo(render(cand.results))
+        click.echo(render_table(cand.results))
     click.echo(f"\nfiles: {folder}/baseline.json, {folder}/candidate.json, {folder}/traces.db", err=True)
     if base.exit_code == EXIT_AGENT or cand.exit_code == EXIT_AGENT:
         return EXIT_AGENT
@@ -247,8 +246,3 @@ def demo(workdir: Path | None, quiet: bool) -> int:
     click.echo("demo: the check did NOT block v2; this is a defect, please report it.", err=True)
     return 1
 
-
-def render(results: Any) -> str:
-    from ..reports import render_table
-
-    return render_table(results)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from ..stats import adjust_pvalues
 from ..stats._validation import check_choice, check_count, check_open_unit
 from ..stats._verdict import Verdict
 from ._extract import FingerprintMatrix
@@ -310,7 +311,7 @@ def _hotelling(x: np.ndarray, nb: int) -> tuple[float, float, np.ndarray, np.nda
         f = (n - k - 1) / ((n - 2) * k) * t2
         p = float(stats.f.sf(f, k, n - k - 1))
     t_obs, raw = _welch_pvalues(xb, xc)
-    adj = _holm(raw)
+    adj = adjust_pvalues(raw, method="holm")
     return p, t2, t_obs, adj, k
 
 
@@ -324,15 +325,6 @@ def _welch_pvalues(xb: np.ndarray, xc: np.ndarray) -> tuple[np.ndarray, np.ndarr
         df = np.where(se > 0, (vb + vc) ** 2 / (vb**2 / (nb - 1) + vc**2 / (nc - 1) + 1e-300), 1.0)
     p = np.where(np.isinf(t), 0.0, 2 * stats.t.sf(np.where(np.isinf(t), 0.0, t), df))
     return t, p
-
-
-def _holm(p: np.ndarray) -> np.ndarray:
-    m = len(p)
-    order = np.argsort(p)
-    adj = np.maximum.accumulate(np.minimum((m - np.arange(m)) * p[order], 1.0))
-    out = np.empty(m)
-    out[order] = adj
-    return out
 
 
 __all__ = ["METHODS", "FeatureShift", "FingerprintResult", "fingerprint_test", "phrase"]

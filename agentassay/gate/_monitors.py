@@ -65,7 +65,7 @@ class Monitor(Protocol):
 
     def update(self, passed: bool) -> bool: ...
 
-    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict: ...
+    def finish(self) -> ScenarioVerdict: ...
 
 
 @dataclass
@@ -103,7 +103,7 @@ class ThresholdSPRT(_Base):
         self.decided = self.test.update(passed) is not None
         return self.decided
 
-    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict:
+    def finish(self) -> ScenarioVerdict:
         r = self.test.result()
         return ScenarioVerdict(r.verdict, "sprt", r.explain(), r.to_dict(), r.trials, notes=self.notes)
 
@@ -120,7 +120,7 @@ class ThresholdFixed(_Base):
         self.decided = self.trials >= self.cap
         return self.decided
 
-    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict:
+    def finish(self) -> ScenarioVerdict:
         if self.trials == 0:
             return _no_trials("threshold", self.notes)
         r = threshold_verdict(self.passes, self.trials, threshold=self.threshold, alpha=self.alpha)
@@ -149,7 +149,7 @@ class RegressionSequential(_Base):
         self.decided = self.test.update(passed) is not None
         return self.decided
 
-    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict:
+    def finish(self) -> ScenarioVerdict:
         if self.trials == 0:
             return _no_trials("sequential-regression", self.notes)
         r = self.test.result()
@@ -174,7 +174,7 @@ class RegressionFixed(_Base):
         self.decided = self.trials >= self.cap
         return self.decided
 
-    def finish(self, *, interrupted: bool = False) -> ScenarioVerdict:
+    def finish(self) -> ScenarioVerdict:
         if self.trials == 0:
             return _no_trials("regression", self.notes)
         r = regression_verdict(

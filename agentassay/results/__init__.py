@@ -1,6 +1,6 @@
 """The versioned results file written by ``run`` / ``check`` and read as a baseline."""
 
-from ._compare import compare_results
+from ._compare import baseline_notes, compare_results
 from ._model import RESULTS_SCHEMA, Results, ResultsError, ScenarioResult, TrialOutcome, load_results
 
 __all__ = [
@@ -9,6 +9,7 @@ __all__ = [
     "ResultsError",
     "ScenarioResult",
     "TrialOutcome",
+    "baseline_notes",
     "compare_results",
     "load_results",
 ]

@@ -53,7 +53,6 @@ class ScenarioState:
     monitor: Monitor
     limit: int
     started: int = 0
-    in_flight: int = 0
     finished: dict[int, TrialOutcome] = field(default_factory=dict)
     next_feed: int = 0
     decided_at: int | None = None
@@ -62,6 +61,14 @@ class ScenarioState:
         if self.started >= self.limit:
             return False
         return full or not self.monitor.decided
+
+    def outcomes(self) -> tuple[TrialOutcome, ...]:
+        """Finished trials in index order; those past the decision are marked ``counted=False``."""
+        cut = self.decided_at
+        return tuple(
+            self.finished[i] if cut is None or i < cut else replace(self.finished[i], counted=False)
+            for i in sorted(self.finished)
+        )
 
     def feed(self) -> bool:
         """Feed finished outcomes in index order; True when this call decided the scenario."""
@@ -130,7 +137,6 @@ class Engine:
         attempt = 0
         while True:
             attempt += 1
-            start = time.perf_counter()
             try:
                 trace = await asyncio.wait_for(self.adapter.run(state.scenario.input, seed=seed), s.timeout)
                 return trace, attempt
@@ -148,23 +154,17 @@ class Engine:
                 where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
                 at = f" (at {where.filename}:{where.lineno})" if where else ""
                 suffix = f" after {attempt} attempts" if attempt > 1 else ""
-                elapsed = time.perf_counter() - start
-                trace = Trace(error=f"the agent raised {_describe(exc)}{at}{suffix}")
-                return trace.with_metadata(extra={"elapsed_s": elapsed}), attempt
+                return Trace(error=f"the agent raised {_describe(exc)}{at}{suffix}"), attempt
 
     async def _trial(self, state: ScenarioState, index: int) -> tuple[ScenarioState, TrialOutcome, Trace]:
         seed = trial_seed(self.settings.seed, self.role, state.scenario.name, index)
         start = time.perf_counter()
         trace, attempts = await self._attempt(state, index, seed)
         wall = time.perf_counter() - start
-        cost = trace.cost
-        if not cost.latency_s:
-            trace = replace(trace, cost=replace(cost, latency_s=wall))
-        if trace.cost.usd is None and self.settings.prices:
-            usd = price_usd(trace.cost, trace.metadata.model, self.settings.prices)
-            if usd is not None:
-                trace = replace(trace, cost=replace(trace.cost, usd=usd))
-        trace = trace.with_metadata(
+        cost = trace.cost if trace.cost.latency_s else replace(trace.cost, latency_s=wall)
+        if cost.usd is None and self.settings.prices:
+            cost = replace(cost, usd=price_usd(cost, trace.metadata.model, self.settings.prices))
+        trace = replace(trace, cost=cost).with_metadata(
             scenario=state.scenario.name,
             trial=index,
             seed=seed,
@@ -196,9 +196,6 @@ class Engine:
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def _record(self, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
-        decided_before = state.monitor.decided
-        if decided_before:
-            outcome = replace(outcome, counted=False)
         state.finished[outcome.index] = outcome
         if self.store is not None:
             self.store.add(
@@ -220,11 +217,6 @@ class Engine:
             self.progress.scenario_decided(
                 state.scenario.name, state.monitor.finish().verdict.value, state.decided_at or 0
             )
-        # Outcomes that arrive after the decision but were fed nowhere are marked uncounted.
-        if decided_before is False and state.monitor.decided:
-            for i, o in list(state.finished.items()):
-                if i >= state.next_feed and o.counted:
-                    state.finished[i] = replace(o, counted=False)
         if self.progress is not None:
             self.progress.trial()
         if self.on_trial is not None:
@@ -272,14 +264,12 @@ class Engine:
                         break
                     index = state.started
                     state.started += 1
-                    state.in_flight += 1
                     pending.add(asyncio.ensure_future(self._trial(state, index)))
                 if not pending or self._stop is not None or aborted is not None:
                     break
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED, timeout=0.5)
                 for task in done:
                     state, outcome, trace = task.result()
-                    state.in_flight -= 1
                     self._record(state, outcome, trace)
                 aborted = self._health()
             if aborted is None and self._stop is None:

@@ -17,7 +17,7 @@ from .. import __version__
 from ..adapters import AgentAdapter, load_adapter
 from ..evaluators import build_evaluator
 from ..gate import decide, fixed_n_equivalent, monitor_for
-from ..results import Results, ScenarioResult, TrialOutcome
+from ..results import Results, ScenarioResult, TrialOutcome, baseline_notes
 from ..spec import Suite
 from ..traces import Trace, TraceStore
 from ._engine import Engine, ScenarioState, run_engine
@@ -70,8 +70,8 @@ def _versions() -> dict[str, str]:
     from importlib import metadata
 
     out = {"agentassay": __version__, "python": platform.python_version()}
-    for dist in ("openai-agents", "openai"):
-        if dist.replace("-", "_") in sys.modules or (dist == "openai-agents" and "agents" in sys.modules):
+    for dist, module in (("openai-agents", "agents"), ("openai", "openai")):
+        if module in sys.modules:  # only what this run actually used
             with contextlib.suppress(metadata.PackageNotFoundError):
                 out[dist] = metadata.version(dist)
     return out
@@ -151,7 +151,7 @@ def run_suite(
     )
     outcome = run_engine(engine, handle_signals=handle_signals)
 
-    verdicts = {name: st.monitor.finish(interrupted=bool(outcome.interrupted)) for name, st in states.items()}
+    verdicts = {name: st.monitor.finish() for name, st in states.items()}
     final, decision = decide(verdicts, settings)
     notes: list[str] = []
     if outcome.interrupted:
@@ -159,16 +159,12 @@ def run_suite(
     if outcome.aborted:
         notes.append(outcome.aborted)
     if baseline is not None:
-        missing = [s.name for s in suite.scenarios if s.name not in counts]
-        if missing:
-            notes.append(f"not in the baseline, tested against the threshold: {', '.join(missing)}")
-        if baseline.suite.get("name") != suite.name:
-            notes.append(f"the baseline was recorded for suite '{baseline.suite.get('name')}', not '{suite.name}'")
+        notes += baseline_notes(baseline, [s.name for s in suite.scenarios], suite.name)
     scenarios = tuple(
         ScenarioResult(
             name=name,
             input=st.scenario.input,
-            trials=tuple(st.finished[i] for i in sorted(st.finished)),
+            trials=st.outcomes(),
             verdict=final[name],
             baseline=counts.get(name),
             threshold=st.scenario.threshold,

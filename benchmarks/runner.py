@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -28,6 +30,8 @@ from agentassay.adapters import CallableAdapter  # noqa: E402
 from agentassay.runner import run_suite  # noqa: E402
 from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite, load_suite  # noqa: E402
 from agentassay.traces import TraceStore  # noqa: E402
+from benchmarks.fingerprints import permutation_time  # noqa: E402
+from benchmarks.fingerprints import throughput as fingerprint_throughput  # noqa: E402
 
 
 def _suite(scenarios: int, trials: int, concurrency: int) -> Suite:
@@ -119,6 +123,7 @@ def help_time(repeats: int = 7) -> dict[str, float]:
 
 def render(res: dict) -> str:
     c, o, e, h = res["concurrency"], res["overhead"], res["offline_example"], res["help"]
+    fx, fp = res["fingerprint_extraction"], res["fingerprint_test"]
     ok = lambda b: "met" if b else "**missed**"  # noqa: E731
     v2 = res["offline_example_v2"]["pass_rates"]
     rates = "\n".join(f"| {k} | {v} | {v2.get(k)} |" for k, v in e["pass_rates"].items())
@@ -134,6 +139,8 @@ Every figure below is read from `docs/performance.json`, written by that run.
 | runner overhead, zero-latency callable, worst of sync/async with/without store | **{worst_overhead} ms per trial** | <= 2 ms | {ok(worst_overhead <= 2)} |
 | {e['trials']} trials of the offline customer-service example, concurrency 20 | **{e['wall_s']} s** ({e['ms_per_trial']} ms per trial, {e['tokens']:,} simulated tokens) | <= 60 s | {ok(e['wall_s'] <= 60)} |
 | `agentassay --help` in a fresh interpreter (median of 7) | **{h['median_s']} s** (max {h['max_s']} s) | < 0.5 s | {ok(h['max_s'] < 0.5)} |
+| fingerprint extraction, batch of {fx['traces']:,} customer-service-shaped traces ({fx['features']} features), best of 3 | **{fx['traces_per_s']:,.0f} traces/s** | >= 50,000 | {ok(fx['traces_per_s'] >= 50_000)} |
+| fingerprint permutation test, {fp['permutations']:,} permutations, n = {fp['n_per_side']} per side, {fp['features']} features (median of 10) | **{fp['median_ms']:.1f} ms** | <= 50 ms | {ok(fp['median_ms'] <= 50)} |
 
 Overhead detail ({o['trials']} trials each, ms per trial of wall time, including evaluation and,
 with the store, one committed SQLite insert per trial):
@@ -171,6 +178,8 @@ def main() -> None:
         "offline_example": offline_example(100 if args.quick else 1000),
         "offline_example_v2": offline_example(100 if args.quick else 1000, "examples.customer_service.v2:triage_agent"),
         "help": help_time(),
+        "fingerprint_extraction": fingerprint_throughput(20_000 if args.quick else 100_000, np.random.default_rng(1)),
+        "fingerprint_test": permutation_time(np.random.default_rng(2)),
     }
     print(json.dumps(res, indent=1))
     if not args.quick:

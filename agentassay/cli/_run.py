@@ -96,7 +96,14 @@ def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _execute(suite_path: Path, baseline_path: Path | None, *, regression: bool = False, **opts: Any) -> int:
+def _execute(
+    suite_path: Path,
+    baseline_path: Path | None,
+    *,
+    regression: bool = False,
+    warm_start: Path | None = None,
+    **opts: Any,
+) -> int:
     from ..results import load_results
     from ..runner import run_suite
     from ..spec import load_suite
@@ -115,12 +122,14 @@ def _execute(suite_path: Path, baseline_path: Path | None, *, regression: bool =
             return EXIT_USAGE
         baseline_path = Path(suite.settings.baseline)
     baseline = load_results(baseline_path) if baseline_path is not None else None
+    prior = load_results(warm_start) if warm_start is not None else None
     store = None if opts["no_store"] else TraceStore(opts["store"])
     try:
         report = run_suite(
             suite,
             entry=opts["agent_entry"],
             baseline=baseline,
+            warm_from=prior,
             store=store,
             version=opts["agent_version"],
             full=opts["full"],
@@ -134,14 +143,19 @@ def _execute(suite_path: Path, baseline_path: Path | None, *, regression: bool =
 
 @click.command()
 @click.argument("suite", type=click.Path(path_type=Path))
+@click.option(
+    "--warm-start", "warm_start", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Results file of earlier trials (e.g. the previous baseline) to warm-start the SPRTs; "
+    "any version is safe: the miss rate stays <= config.warm_start.inflation x beta.",
+)
 @_run_common
 @_handle_errors
-def run(suite: Path, **opts: Any) -> int:
+def run(suite: Path, warm_start: Path | None, **opts: Any) -> int:
     """Run every scenario of SUITE and give threshold verdicts.
 
     Exit 0 pass, 1 fail, 2 inconclusive, 3 bad suite or arguments, 4 the agent could not be run.
     """
-    return _execute(suite, None, **opts)
+    return _execute(suite, None, warm_start=warm_start, **opts)
 
 
 @click.command()

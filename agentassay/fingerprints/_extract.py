@@ -191,3 +191,28 @@ def extract_pair(
     if tools is None:
         tools = sorted(set(_tool_union(baseline)) | set(_tool_union(candidate)))
     return extract(baseline, tools=tools), extract(candidate, tools=tools)
+
+
+def fingerprint_of(trace: Trace) -> dict[str, float]:
+    """One trace's fingerprint as ``{feature: value}``: what the results file and the store keep.
+
+    A dict, not a row, because the tool columns depend on which tools this run called; rows from
+    different runs are aligned later by :func:`from_records`.
+    """
+    m = extract([trace])
+    return {name: float(v) for name, v in zip(m.names, m.values[0], strict=True)}
+
+
+def from_records(*batches: Sequence[dict[str, float]]) -> tuple[FingerprintMatrix, ...]:
+    """Align stored fingerprints of several batches on one column list (tool union, stable order).
+
+    A tool a run never called has 0 calls and a 0 share, which is exactly what :func:`extract`
+    would have recorded with that tool listed.
+    """
+    tools = sorted({n[6:] for batch in batches for rec in batch for n in rec if n.startswith("calls:")})
+    names = feature_names(tools)
+    out = []
+    for batch in batches:
+        values = np.array([[float(rec.get(n, 0.0)) for n in names] for rec in batch], dtype=np.float64)
+        out.append(FingerprintMatrix(values.reshape(len(batch), len(names)), names))
+    return tuple(out)

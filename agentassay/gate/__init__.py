@@ -1,6 +1,9 @@
 """The gate: which test each scenario gets, and how verdicts become deploy / block / manual."""
 
 from ._designs import sequential_design
+from ._fingerprints import FingerprintPlan, recording_sample
+from ._fingerprints import plan as fingerprint_plan
+from ._fingerprints import test as fingerprint_test
 from ._monitors import (
     Monitor,
     RegressionFixed,
@@ -14,6 +17,7 @@ from ._plan import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, mo
 
 __all__ = [
     "BaselineCounts",
+    "FingerprintPlan",
     "Monitor",
     "RegressionFixed",
     "RegressionSequential",
@@ -22,8 +26,11 @@ __all__ = [
     "ThresholdFixed",
     "ThresholdSPRT",
     "decide",
+    "fingerprint_plan",
+    "fingerprint_test",
     "fixed_n_equivalent",
     "monitor_for",
+    "recording_sample",
     "replay",
     "scenario_alpha",
     "sequential_design",

@@ -16,6 +16,7 @@ from ..stats import (
     RegressionResult,
     SequentialRegression,
     Verdict,
+    WarmStart,
     regression_verdict,
     threshold_verdict,
 )
@@ -33,6 +34,10 @@ class ScenarioVerdict:
     trials_used: int
     pvalue: float | None = None
     notes: tuple[str, ...] = ()
+    # The behavioural-fingerprint test's evidence (check only): verdict, Holm-adjusted p-value,
+    # the features that moved, the planned sample. None when the baseline has no fingerprints.
+    fingerprint: dict[str, Any] | None = None
+    rate_verdict: Verdict | None = None  # the pass-rate test's own verdict, before combining
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +48,8 @@ class ScenarioVerdict:
             "trials_used": self.trials_used,
             "pvalue": self.pvalue,
             "notes": list(self.notes),
+            "fingerprint": self.fingerprint,
+            "rate_verdict": None if self.rate_verdict is None else self.rate_verdict.value,
         }
 
     @classmethod
@@ -55,6 +62,8 @@ class ScenarioVerdict:
             int(d.get("trials_used", 0)),
             d.get("pvalue"),
             tuple(d.get("notes") or ()),
+            d.get("fingerprint"),
+            None if d.get("rate_verdict") is None else Verdict(d["rate_verdict"]),
         )
 
 
@@ -91,11 +100,13 @@ class ThresholdSPRT(_Base):
     delta: float = 0.1
     alpha: float = 0.05
     beta: float = 0.1
+    warm: WarmStart | None = None
     test: SPRT = field(init=False)
 
     def __post_init__(self) -> None:
         self.test = SPRT(
-            threshold=self.threshold, delta=self.delta, alpha=self.alpha, beta=self.beta, max_trials=self.cap
+            threshold=self.threshold, delta=self.delta, alpha=self.alpha, beta=self.beta, max_trials=self.cap,
+            warm=self.warm,
         )
 
     def update(self, passed: bool) -> bool:
@@ -105,7 +116,12 @@ class ThresholdSPRT(_Base):
 
     def finish(self) -> ScenarioVerdict:
         r = self.test.result()
-        return ScenarioVerdict(r.verdict, "sprt", r.explain(), r.to_dict(), r.trials, notes=self.notes)
+        evidence = r.to_dict()
+        notes = self.notes
+        if self.warm is not None:
+            evidence["warm_start"] = self.warm.to_dict()
+            notes = (*notes, self.warm.explain())
+        return ScenarioVerdict(r.verdict, "sprt", r.explain(), evidence, r.trials, notes=notes)
 
 
 @dataclass

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..spec import Scenario, Settings
-from ..stats import Decision, Verdict, adjust_pvalues, deployment_decision, suite_verdict
+from ..stats import Decision, Verdict, adjust_pvalues, deployment_decision, suite_verdict, warm_start
+from ._fingerprints import SHARE, FingerprintPlan
 from ._monitors import (
     Monitor,
     RegressionFixed,
@@ -30,10 +31,12 @@ class BaselineCounts:
     trials: int
 
 
-def scenario_alpha(settings: Settings, scenarios: int, *, holm_later: bool) -> float:
+def scenario_alpha(settings: Settings, scenarios: int, *, holm_later: bool, fingerprints: bool = False) -> float:
+    """Level of one scenario's pass-rate test: alpha, halved when fingerprints share it, / m by Bonferroni."""
+    alpha = settings.alpha * (1 - SHARE) if fingerprints else settings.alpha
     if settings.correction == "none" or scenarios <= 1 or (holm_later and settings.correction == "holm"):
-        return settings.alpha
-    return settings.alpha / scenarios
+        return alpha
+    return alpha / scenarios
 
 
 def monitor_for(
@@ -43,8 +46,14 @@ def monitor_for(
     scenarios: int,
     baseline: BaselineCounts | None = None,
     regression: bool = False,
+    fingerprints: bool = False,
+    prior: BaselineCounts | None = None,
 ) -> Monitor:
-    """The test for one scenario: threshold (``run``) or regression against ``baseline`` (``check``)."""
+    """The test for one scenario: threshold (``run``) or regression against ``baseline`` (``check``).
+
+    ``fingerprints``: a fingerprint test shares this scenario's alpha. ``prior``: recorded trials
+    that warm-start a threshold SPRT (``settings.warm_start``; any version, see stats.warm_start).
+    """
     cap = settings.trial_cap
     sequential = settings.method == "sprt"
     if regression and baseline is not None and baseline.trials > 0:
@@ -53,14 +62,14 @@ def monitor_for(
                 cap,
                 base_passes=baseline.passes,
                 base_trials=baseline.trials,
-                alpha=scenario_alpha(settings, scenarios, holm_later=False),
+                alpha=scenario_alpha(settings, scenarios, holm_later=False, fingerprints=fingerprints),
                 delta=settings.margin,
             )
         return RegressionFixed(
             cap,
             base_passes=baseline.passes,
             base_trials=baseline.trials,
-            alpha=scenario_alpha(settings, scenarios, holm_later=True),
+            alpha=scenario_alpha(settings, scenarios, holm_later=True, fingerprints=fingerprints),
             beta=settings.beta,
             delta=settings.margin,
         )
@@ -68,9 +77,17 @@ def monitor_for(
     if regression:
         notes = ("the baseline has no trials of this scenario, so it was tested against the threshold only",)
     threshold = scenario.threshold if scenario.threshold is not None else settings.threshold
-    alpha = scenario_alpha(settings, scenarios, holm_later=False)
+    alpha = scenario_alpha(settings, scenarios, holm_later=False, fingerprints=fingerprints)
     if sequential:
-        return ThresholdSPRT(cap, notes, threshold=threshold, delta=settings.delta, alpha=alpha, beta=settings.beta)
+        warm = None
+        if settings.warm_start and prior is not None and prior.trials > 0:
+            warm = warm_start(
+                prior.passes, prior.trials, threshold=threshold, delta=settings.delta, alpha=alpha,
+                beta=settings.beta, max_trials=cap, inflation=settings.warm_inflation,
+            )
+        return ThresholdSPRT(
+            cap, notes, threshold=threshold, delta=settings.delta, alpha=alpha, beta=settings.beta, warm=warm
+        )
     return ThresholdFixed(cap, notes, threshold=threshold, alpha=alpha)
 
 
@@ -142,8 +159,68 @@ def holm_adjust(verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dic
     return out
 
 
-def decide(verdicts: dict[str, ScenarioVerdict], settings: Settings) -> tuple[dict[str, ScenarioVerdict], SuiteDecision]:
+def combine_fingerprints(
+    verdicts: dict[str, ScenarioVerdict],
+    settings: Settings,
+    fingerprints: dict[str, tuple[Any, FingerprintPlan | None]],
+) -> dict[str, ScenarioVerdict]:
+    """Fold each scenario's fingerprint test into its verdict (FAIL if either test FAILs).
+
+    The fingerprint p-values are adjusted across scenarios (Holm by default) and compared with
+    ``alpha * SHARE``; a PASS needs the pass-rate PASS and no behaviour shift.
+    """
+    alpha = settings.alpha * SHARE
+    tested = [n for n, (r, _) in fingerprints.items() if r is not None and n in verdicts]
+    raw = [float(fingerprints[n][0].p_value) for n in tested]
+    method = settings.correction if settings.correction in ("holm", "bonferroni") and len(raw) > 1 else None
+    adjusted = adjust_pvalues(raw, method=method) if method else raw
+    q_of = dict(zip(tested, adjusted, strict=True))
+    out = dict(verdicts)
+    for name, (r, plan_) in fingerprints.items():
+        v = verdicts.get(name)
+        if v is None or (r is None and plan_ is None):
+            continue
+        fp: dict[str, Any] = {"plan": None if plan_ is None else plan_.to_dict(), "alpha": alpha}
+        if r is None:
+            fp |= {"verdict": None, "explanation": "not tested: fewer than 3 fingerprinted trials on a side"}
+            out[name] = replace(v, fingerprint=fp, rate_verdict=v.verdict)
+            continue
+        q = float(q_of[name])
+        shifted = q <= alpha
+        words = r.attribution(3) if shifted else []
+        if shifted and not words and r.shifts:
+            words = [r.shifts[0].describe()]
+        fp |= {
+            "verdict": (Verdict.FAIL if shifted else Verdict.PASS).value,
+            "p_value": float(r.p_value),
+            "adjusted_p": q,
+            "correction": method or "none",
+            "n_baseline": r.n_baseline,
+            "n_candidate": r.n_candidate,
+            "shift": words,
+            "largest": r.shifts[0].describe() if r.shifts else None,
+            "explanation": r.explain(),
+            "features": [
+                {"name": s.name, "baseline": s.baseline_mean, "candidate": s.candidate_mean, "adjusted_p": s.adjusted_p}
+                for s in r.shifts[:8]
+            ],
+        }
+        verdict, explanation = v.verdict, v.explanation
+        if shifted:
+            verdict = Verdict.FAIL
+            explanation = f"FAIL: behaviour shifted ({'; '.join(words)}; p = {q:.3g}). Pass rate: {v.explanation}"
+        out[name] = replace(v, verdict=verdict, explanation=explanation, fingerprint=fp, rate_verdict=v.verdict)
+    return out
+
+
+def decide(
+    verdicts: dict[str, ScenarioVerdict],
+    settings: Settings,
+    fingerprints: dict[str, tuple[Any, FingerprintPlan | None]] | None = None,
+) -> tuple[dict[str, ScenarioVerdict], SuiteDecision]:
     final = holm_adjust(verdicts, settings)
+    if fingerprints:
+        final = combine_fingerprints(final, settings, fingerprints)
     counts = {v.value: 0 for v in Verdict}
     for v in final.values():
         counts[v.verdict.value] += 1

@@ -19,6 +19,32 @@ def _rates(s: ScenarioResult) -> str:
     return f"{s.baseline.passes}/{s.baseline.trials} -> {cand}"
 
 
+def _usd(s: ScenarioResult) -> str:
+    """Cost, and what a fixed-n design would have cost more (or less), at this run's cost per trial."""
+    usd = s.cost()["usd"]
+    if usd is None:
+        return "-"
+    run = len(s.trials)
+    if s.fixed_n is None or not run:
+        return f"{usd:.4f}"
+    saved = usd / run * (s.fixed_n - run)
+    return f"{usd:.4f} ({'saved' if saved >= 0 else 'extra'} {abs(saved):.4f})"
+
+
+def behaviour(s: ScenarioResult) -> str | None:
+    """The fingerprint comparison in words, or None when the scenario had none."""
+    fp = s.verdict.fingerprint
+    if not fp:
+        return None
+    if fp.get("verdict") is None:
+        return str(fp.get("explanation", "fingerprints not tested"))
+    n = f"{fp.get('n_baseline')} vs {fp.get('n_candidate')} runs"
+    if fp["verdict"] == "fail":
+        return f"SHIFTED ({n}, adjusted p = {fp['adjusted_p']:.3g}): " + "; ".join(fp.get("shift") or [])
+    largest = f"; largest move: {fp['largest']}" if fp.get("largest") else ""
+    return f"no shift detected ({n}, adjusted p = {fp['adjusted_p']:.3g}){largest}"
+
+
 def render_table(results: Results, *, reasons: int = 1) -> str:
     """One row per scenario (verdict, pass counts, trials used, tokens), then the decision."""
     rows = [
@@ -28,7 +54,7 @@ def render_table(results: Results, *, reasons: int = 1) -> str:
             "baseline -> candidate" if results.kind != "run" else "passed",
             "used/run/fixed-n",
             "tokens",
-            "USD",
+            "USD (vs fixed-n)",
         )
     ]
     for s in results.scenarios:
@@ -40,15 +66,20 @@ def render_table(results: Results, *, reasons: int = 1) -> str:
                 _rates(s),
                 f"{s.verdict.trials_used}/{len(s.trials)}/{s.fixed_n if s.fixed_n is not None else '?'}",
                 f"{cost['input_tokens'] + cost['output_tokens']:,}",
-                "-" if cost["usd"] is None else f"{cost['usd']:.4f}",
+                _usd(s),
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     for s in results.scenarios:
+        words = behaviour(s)
+        if s.verdict.verdict.value == "pass" and words is None:
+            continue
+        lines.append(f"  {s.name}: {_clip(s.verdict.explanation, 160)}")
+        if words is not None:
+            lines.append(f"    behaviour: {_clip(words, 150)}")
         if s.verdict.verdict.value != "pass":
-            lines.append(f"  {s.name}: {_clip(s.verdict.explanation, 160)}")
             for reason, count in list(s.failure_reasons().items())[:reasons]:
                 lines.append(f"    most common failure ({count}x): {_clip(reason, 140)}")
     d = results.decision

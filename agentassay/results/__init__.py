@@ -1,6 +1,6 @@
 """The versioned results file written by ``run`` / ``check`` and read as a baseline."""
 
-from ._compare import baseline_notes, compare_results
+from ._compare import baseline_notes, compare_results, fingerprint_outcomes, fingerprint_plans
 from ._model import RESULTS_SCHEMA, Results, ResultsError, ScenarioResult, TrialOutcome, load_results
 
 __all__ = [
@@ -11,5 +11,7 @@ __all__ = [
     "TrialOutcome",
     "baseline_notes",
     "compare_results",
+    "fingerprint_outcomes",
+    "fingerprint_plans",
     "load_results",
 ]

@@ -9,10 +9,46 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, timezone
+from typing import Any
 
-from ..gate import decide, fixed_n_equivalent, monitor_for, replay
-from ..spec import Scenario
-from ._model import Results
+from ..gate import (
+    FingerprintPlan,
+    decide,
+    fingerprint_plan,
+    fingerprint_test,
+    fixed_n_equivalent,
+    monitor_for,
+    replay,
+)
+from ..spec import Scenario, Settings
+from ._model import Results, TrialOutcome
+
+
+def fingerprint_plans(base: Results, names: list[str], settings: Settings) -> dict[str, tuple[list[dict[str, float]], FingerprintPlan]]:
+    """Per scenario: the baseline's fingerprint sample and the candidate's planned sample size."""
+    out = {}
+    for name in names:
+        s = base.scenario(name)
+        if s is None:
+            continue
+        records = s.fingerprint_sample()
+        p = fingerprint_plan(records, settings, scenarios=len(names))
+        if p is not None:
+            out[name] = (records, p)
+    return out
+
+
+def fingerprint_outcomes(
+    plans: dict[str, tuple[list[dict[str, float]], FingerprintPlan]],
+    trials: dict[str, tuple[TrialOutcome, ...]],
+    settings: Settings,
+) -> dict[str, tuple[Any, FingerprintPlan | None]]:
+    """Run each planned fingerprint test on the candidate's first ``plan.trials`` trials."""
+    out: dict[str, tuple[Any, FingerprintPlan | None]] = {}
+    for name, (records, p) in plans.items():
+        cand = [t.fingerprint for t in sorted(trials.get(name, ()), key=lambda t: t.index) if t.index < p.trials and t.fingerprint is not None]
+        out[name] = (fingerprint_test(records, cand, settings, scenario=name), p)
+    return out
 
 
 def baseline_notes(base: Results, scenarios: list[str], suite_name: str | None) -> list[str]:
@@ -31,14 +67,16 @@ def compare_results(base: Results, cand: Results) -> Results:
     settings = cand.settings
     counts = base.baseline_counts()
     m = len(cand.scenarios)
+    plans = fingerprint_plans(base, [s.name for s in cand.scenarios], settings)
     verdicts = {}
     fixed_n = {}
     for s in cand.scenarios:
         scenario = Scenario(s.name, s.input, threshold=s.threshold)
         plan = {"scenarios": m, "baseline": counts.get(s.name), "regression": True}
-        verdicts[s.name] = replay(monitor_for(scenario, settings, **plan), s.outcomes)
+        verdicts[s.name] = replay(monitor_for(scenario, settings, **plan, fingerprints=s.name in plans), s.outcomes)
         fixed_n[s.name] = fixed_n_equivalent(scenario, settings, **plan)
-    final, decision = decide(verdicts, settings)
+    fps = fingerprint_outcomes(plans, {s.name: s.trials for s in cand.scenarios}, settings)
+    final, decision = decide(verdicts, settings, fps)
     notes = baseline_notes(base, [s.name for s in cand.scenarios], cand.suite.get("name"))
     dropped = [s.name for s in base.scenarios if cand.scenario(s.name) is None]
     if dropped:

@@ -26,6 +26,15 @@ class ResultsError(Exception):
     """A results file is missing, not JSON, or not an AgentAssay results file (exit code 3)."""
 
 
+def _fingerprint(raw: object) -> dict[str, float] | None:
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return {str(k): float(v) for k, v in raw.items()}
+    except (TypeError, ValueError):
+        return None  # a damaged fingerprint only costs the fingerprint test, never the file
+
+
 @dataclass(frozen=True)
 class TrialOutcome:
     """One finished trial. ``passed`` is None for an error trial excluded by ``errors: exclude``."""
@@ -41,11 +50,14 @@ class TrialOutcome:
     usd: float | None = None
     attempts: int = 1
     counted: bool = True  # fed to the scenario's test (False: finished after the decision)
+    fingerprint: dict[str, float] | None = None  # behavioural fingerprint (agentassay.fingerprints)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["failures"] = list(self.failures)
         d["latency_s"] = round(self.latency_s, 6)
+        # Fingerprints are written at full precision: a rounded baseline compared with an
+        # unrounded candidate would differ in every fractional feature.
         return d
 
     @classmethod
@@ -62,6 +74,7 @@ class TrialOutcome:
             usd=d.get("usd"),
             attempts=int(d.get("attempts", 1)),
             counted=bool(d.get("counted", True)),
+            fingerprint=_fingerprint(d.get("fingerprint")),
         )
 
 
@@ -74,6 +87,16 @@ class ScenarioResult:
     baseline: BaselineCounts | None = None
     threshold: float | None = None  # the scenario's own threshold, when it overrides config
     fixed_n: int | None = None  # trials a fixed-n design with the same alpha and beta would need
+    fingerprint_trials: int | None = None  # the first n trials form the fingerprint sample (fixed in advance)
+
+    def fingerprint_sample(self) -> list[dict[str, float]]:
+        """Fingerprints of the sample fixed in advance (all fingerprinted trials for older files)."""
+        n = self.fingerprint_trials
+        return [
+            t.fingerprint
+            for t in sorted(self.trials, key=lambda t: t.index)
+            if t.fingerprint is not None and (n is None or t.index < n)
+        ]
 
     @property
     def outcomes(self) -> list[bool | None]:
@@ -122,6 +145,7 @@ class ScenarioResult:
             "baseline": None if self.baseline is None else asdict(self.baseline),
             "threshold": self.threshold,
             "fixed_n": self.fixed_n,
+            "fingerprint_trials": self.fingerprint_trials,
             "cost": self.cost(),
             "failure_reasons": self.failure_reasons(),
             "trials": [t.to_dict() for t in sorted(self.trials, key=lambda t: t.index)],
@@ -138,6 +162,7 @@ class ScenarioResult:
             baseline=None if not b else BaselineCounts(int(b["passes"]), int(b["trials"])),
             threshold=None if d.get("threshold") is None else float(d["threshold"]),
             fixed_n=None if d.get("fixed_n") is None else int(d["fixed_n"]),
+            fingerprint_trials=None if d.get("fingerprint_trials") is None else int(d["fingerprint_trials"]),
         )
 
 

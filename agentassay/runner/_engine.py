@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from ..adapters import AgentAdapter, AgentRunError
 from ..adapters._base import describe_exception as _describe
 from ..evaluators import Evaluator
+from ..fingerprints import fingerprint_of
 from ..gate import Monitor
 from ..results import TrialOutcome
 from ..spec import Scenario, Settings
@@ -56,11 +57,12 @@ class ScenarioState:
     finished: dict[int, TrialOutcome] = field(default_factory=dict)
     next_feed: int = 0
     decided_at: int | None = None
+    min_trials: int = 0  # the fingerprint sample: trials 0..min_trials-1 run whatever the test decided
 
     def wants_more(self, full: bool) -> bool:
         if self.started >= self.limit:
             return False
-        return full or not self.monitor.decided
+        return full or not self.monitor.decided or self.started < self.min_trials
 
     def outcomes(self) -> tuple[TrialOutcome, ...]:
         """Finished trials in index order; those past the decision are marked ``counted=False``."""
@@ -180,6 +182,7 @@ class Engine:
             passed, failures = False, (f"evaluator raised {_describe(exc)}",)
         if trace.error and self.settings.errors == "exclude":
             passed = None
+        fingerprint = fingerprint_of(trace)
         outcome = TrialOutcome(
             index=index,
             passed=passed,
@@ -191,6 +194,7 @@ class Engine:
             latency_s=trace.cost.latency_s,
             usd=trace.cost.usd,
             attempts=attempts,
+            fingerprint=fingerprint,
         )
         return state, outcome, trace
 
@@ -207,6 +211,7 @@ class Engine:
                 trial=outcome.index,
                 input=state.scenario.input,
                 passed=outcome.passed,
+                fingerprint=outcome.fingerprint,
             )
         if outcome.error:
             self._errored += 1

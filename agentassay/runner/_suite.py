@@ -16,8 +16,15 @@ from typing import Any
 from .. import __version__
 from ..adapters import AgentAdapter, load_adapter
 from ..evaluators import build_evaluator
-from ..gate import decide, fixed_n_equivalent, monitor_for
-from ..results import Results, ScenarioResult, TrialOutcome, baseline_notes
+from ..gate import decide, fixed_n_equivalent, monitor_for, recording_sample
+from ..results import (
+    Results,
+    ScenarioResult,
+    TrialOutcome,
+    baseline_notes,
+    fingerprint_outcomes,
+    fingerprint_plans,
+)
 from ..spec import Suite
 from ..traces import Trace, TraceStore
 from ._engine import Engine, ScenarioState, run_engine
@@ -95,6 +102,7 @@ def run_suite(
     adapter: AgentAdapter | None = None,
     entry: str | None = None,
     baseline: Results | None = None,
+    warm_from: Results | None = None,
     store: TraceStore | None = None,
     version: str | None = None,
     full: bool = False,
@@ -107,7 +115,8 @@ def run_suite(
     Raises ``SpecError`` (a check cannot be built) and ``AgentLoadError`` (the entry point
     cannot be imported) before any trial runs. ``full`` keeps running each scenario to its trial
     cap after its test has decided (for recording a strong baseline); the verdict is still the
-    one reached at the decision.
+    one reached at the decision. ``warm_from``: recorded results whose trials warm-start the
+    threshold SPRTs (``config.warm_start``; a prior from any version keeps the stated error bounds).
     """
     entry = entry or suite.agent.entry
     search = [Path.cwd(), suite.root]
@@ -123,14 +132,29 @@ def run_suite(
     settings = suite.settings
     role = "check" if baseline is not None else "run"
     counts = baseline.baseline_counts() if baseline is not None else {}
+    priors = warm_from.baseline_counts() if warm_from is not None else {}
     m = len(suite.scenarios)
+    names = [s.name for s in suite.scenarios]
+    plans = fingerprint_plans(baseline, names, settings) if baseline is not None else {}
+    sample = {n: p.trials for n, (_, p) in plans.items()} if baseline is not None else dict.fromkeys(
+        names, settings.trial_cap if full and settings.fingerprints else recording_sample(settings)
+    )
     limit = settings.trial_cap if settings.errors == "fail" else 2 * settings.trial_cap
     states = {
         s.name: ScenarioState(
             s,
             evaluators[s.name],
-            monitor_for(s, settings, scenarios=m, baseline=counts.get(s.name), regression=baseline is not None),
+            monitor_for(
+                s,
+                settings,
+                scenarios=m,
+                baseline=counts.get(s.name),
+                regression=baseline is not None,
+                fingerprints=s.name in plans,
+                prior=priors.get(s.name),
+            ),
             limit,
+            min_trials=sample.get(s.name, 0),
         )
         for s in suite.scenarios
     }
@@ -152,7 +176,8 @@ def run_suite(
     outcome = run_engine(engine, handle_signals=handle_signals)
 
     verdicts = {name: st.monitor.finish() for name, st in states.items()}
-    final, decision = decide(verdicts, settings)
+    fps = fingerprint_outcomes(plans, {n: st.outcomes() for n, st in states.items()}, settings)
+    final, decision = decide(verdicts, settings, fps)
     notes: list[str] = []
     if outcome.interrupted:
         notes.append(f"interrupted by {outcome.interrupted}: results cover the trials finished before it")
@@ -171,6 +196,7 @@ def run_suite(
             fixed_n=fixed_n_equivalent(
                 st.scenario, settings, scenarios=m, baseline=counts.get(name), regression=baseline is not None
             ),
+            fingerprint_trials=sample.get(name) or None,
         )
         for name, st in states.items()
     )

@@ -51,8 +51,12 @@ CONFIG_KEYS = (
     "correction",
     "regression",
     "prices",
+    "fingerprints",
+    "warm_start",
 )
 PRICE_KEYS = ("input", "output")
+FINGERPRINT_KEYS = ("enabled", "shift", "trials")
+WARM_START_KEYS = ("enabled", "inflation")
 REGRESSION_KEYS = ("baseline", "delta")
 AGENT_KEYS = ("entry", "factory", "version")
 MODEL_KEYS = ("provider", "name", "behaviour", "base_url", "api_key_env", "temperature")
@@ -557,6 +561,10 @@ class _Parser:
                 kw.update(self.regression(vnode))
             elif k == "prices":
                 kw[k] = self.prices(vnode)
+            elif k == "fingerprints":
+                kw.update(self.switch(vnode, key, FINGERPRINT_KEYS, "fingerprints"))
+            elif k == "warm_start":
+                kw.update(self.switch(vnode, key, WARM_START_KEYS, "warm_start"))
         settings = Settings(**kw)
 
         if settings.max_trials is not None and settings.max_trials < settings.trials:
@@ -602,6 +610,25 @@ class _Parser:
                 else 0.0
                 for part in PRICE_KEYS
             }
+        return out
+
+    def switch(self, node: yaml.Node, key: str, keys: tuple[str, ...], field: str) -> dict[str, Any]:
+        """``true`` / ``false`` or a mapping with ``enabled`` and the feature's options."""
+        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool"):
+            return {field: self.boolean(node, key)}
+        m = self.mapping(node, key, f"true, false, or a mapping with {', '.join(keys)}")
+        self.check_keys(m, key, keys)
+        out: dict[str, Any] = {field: self.boolean(m["enabled"][1], f"{key}.enabled") if "enabled" in m else True}
+        for k, (_, vnode) in m.items():
+            sub = f"{key}.{k}"
+            if k == "shift":
+                out["fingerprint_shift"] = self.number(vnode, sub, "a shift in standard deviations > 0", lambda x: x > 0)
+            elif k == "trials":
+                out["fingerprint_trials"] = None if self.is_null(vnode) else self.integer(vnode, sub, 3)
+            elif k == "inflation":
+                out["warm_inflation"] = self.number(
+                    vnode, sub, "a factor >= 1 on beta (the worst-case miss rate allowed)", lambda x: x >= 1
+                )
         return out
 
     def regression(self, node: yaml.Node) -> dict[str, Any]:

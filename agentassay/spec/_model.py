@@ -115,6 +115,13 @@ class Settings:
     # USD per million tokens, per model name as the trace reports it ("*" for any other model):
     # {"gpt-4.1-mini": {"input": 0.4, "output": 1.6}}. No network look-ups, ever.
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Behavioural fingerprints in `check` (docs/token-efficiency.md): half of alpha goes to them.
+    fingerprints: bool = True
+    fingerprint_shift: float = 1.0  # smallest shift to detect, in baseline standard deviations
+    fingerprint_trials: int | None = None  # None: the adaptive budget decides
+    # Warm start of the threshold SPRT from recorded trials (`run --warm-start`).
+    warm_start: bool = True
+    warm_inflation: float = 1.5  # worst-case miss rate allowed, as a multiple of beta
 
     @property
     def trial_cap(self) -> int:

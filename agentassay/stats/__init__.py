@@ -9,6 +9,13 @@ from the AgentAssay paper.
 
 from ._bayes import BayesianResult, bayesian_regression, regression_probability
 from ._effects import EffectSizes, cohens_h, effect_sizes
+from ._fidelity import (
+    FidelityResult,
+    ProxyAllocation,
+    combine_proxy,
+    fidelity_correlation,
+    proxy_allocation,
+)
 from ._multiple import (
     adjust_pvalues,
     bonferroni_alpha,
@@ -34,12 +41,15 @@ from ._sequential import (
 )
 from ._sprt import SPRT, SPRTCharacteristic, SPRTDesign, SPRTResult, sprt
 from ._verdict import Decision, Verdict
+from ._warm import WarmStart, warm_start
 
 __all__ = [
     "SPRT",
     "BayesianResult",
     "Decision",
     "EffectSizes",
+    "FidelityResult",
+    "ProxyAllocation",
     "RegressionResult",
     "SPRTCharacteristic",
     "SPRTDesign",
@@ -50,17 +60,21 @@ __all__ = [
     "SequentialResult",
     "ThresholdResult",
     "Verdict",
+    "WarmStart",
     "adjust_pvalues",
     "bayesian_regression",
     "bonferroni_alpha",
     "cohens_h",
+    "combine_proxy",
     "correct_regressions",
     "deployment_decision",
     "effect_sizes",
+    "fidelity_correlation",
     "pass_probability",
     "power_one_sample",
     "power_two_sample",
     "proportion_ci",
+    "proxy_allocation",
     "regression_probability",
     "regression_verdict",
     "sample_size_one_sample",
@@ -69,4 +83,5 @@ __all__ = [
     "sprt",
     "suite_verdict",
     "threshold_verdict",
+    "warm_start",
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from ._validation import (
     check_threshold_and_delta,
 )
 from ._verdict import Verdict
+
+if TYPE_CHECKING:
+    from ._warm import WarmStart
 
 _EPS = 1e-12
 
@@ -49,9 +52,34 @@ class SPRTDesign:
     alpha: float = 0.05
     beta: float = 0.10
     max_trials: int | None = None
+    # Warm start (see ``warm_start``): a second, PASS-only rule. PASS also when the log-likelihood
+    # ratio of ``warm_rate`` against ``threshold - delta`` reaches ``warm_bound``.
+    warm_rate: float | None = None
+    warm_bound: float = math.inf
 
     def __post_init__(self) -> None:
         _check(self.threshold, self.delta, self.alpha, self.beta, self.max_trials)
+        if self.warm_rate is not None:
+            if not self.threshold <= self.warm_rate < 1.0:
+                raise ValueError(f"warm_rate must be in [threshold, 1); got {self.warm_rate}")
+            if not self.warm_bound > 0.0:
+                raise ValueError(f"warm_bound must be > 0; got {self.warm_bound}")
+
+    @property
+    def warm(self) -> bool:
+        return self.warm_rate is not None and math.isfinite(self.warm_bound)
+
+    def warm_llr(self, passes: Any, fails: Any) -> Any:
+        """Evidence for ``warm_rate`` over ``threshold - delta`` (the warm PASS rule's statistic)."""
+        p1, w = self.threshold - self.delta, self.warm_rate or self.threshold
+        return passes * math.log(w / p1) + fails * math.log((1 - w) / (1 - p1))
+
+    def passes_at(self, passes: Any, fails: Any) -> Any:
+        """True where the test stops with PASS (the cold rule, or the warm rule when set)."""
+        cold = self.llr(passes, fails) <= self.lower + _EPS
+        if not self.warm:
+            return cold
+        return cold | (self.warm_llr(passes, fails) >= self.warm_bound - _EPS)
 
     @property
     def lower(self) -> float:
@@ -77,10 +105,9 @@ class SPRTDesign:
         return passes * self.step_pass + fails * self.step_fail
 
     def decide(self, passes: int, fails: int) -> Verdict | None:
-        llr = self.llr(passes, fails)
-        if llr <= self.lower + _EPS:
+        if self.passes_at(passes, fails):
             return Verdict.PASS
-        if llr >= self.upper - _EPS:
+        if self.llr(passes, fails) >= self.upper - _EPS:
             return Verdict.FAIL
         if self.max_trials is not None and passes + fails >= self.max_trials:
             return Verdict.INCONCLUSIVE
@@ -131,9 +158,8 @@ class SPRTDesign:
             nxt[:-1] += alive * p  # a pass keeps the failure count
             nxt[1:] += alive * (1 - p)  # a failure adds one
             f = np.arange(k + 1)
-            llr = self.llr(k - f, f)
-            pm = llr <= self.lower + _EPS
-            fm = llr >= self.upper - _EPS
+            pm = self.passes_at(k - f, f)
+            fm = ~pm & (self.llr(k - f, f) >= self.upper - _EPS)
             step_pass, step_fail = nxt[pm].sum(), nxt[fm].sum()
             passed += step_pass
             failed += step_fail
@@ -194,10 +220,17 @@ class SPRTResult:
     alpha: float
     beta: float
     max_trials: int | None
+    warm_rate: float | None = None
+    warm_bound: float | None = None
 
     def explain(self) -> str:
         rate = f"{self.passes}/{self.trials} passed"
         h0, h1 = f"{self.threshold:.2f}", f"{self.threshold - self.delta:.2f}"
+        if self.verdict is Verdict.PASS and self.warm_rate is not None:
+            return (
+                f"PASS: {rate}; with the warm start (recorded trials put the pass rate near {self.warm_rate:.2f}) "
+                f"the evidence favours at least {h0} over {h1} (SPRT stopped after {self.trials} trials)."
+            )
         if self.verdict is Verdict.PASS:
             return f"PASS: {rate}; the evidence favours a pass rate of at least {h0} over {h1} (SPRT stopped after {self.trials} trials)."
         if self.verdict is Verdict.FAIL:
@@ -227,8 +260,13 @@ class SPRT:
         alpha: float = 0.05,
         beta: float = 0.10,
         max_trials: int | None = None,
+        warm: WarmStart | None = None,
     ) -> None:
-        self.design = SPRTDesign(threshold, delta, alpha, beta, max_trials)
+        if warm is not None and warm.used:
+            self.design = SPRTDesign(threshold, delta, alpha, beta, max_trials, warm.rate, warm.bound)
+        else:
+            self.design = SPRTDesign(threshold, delta, alpha, beta, max_trials)
+        self.warm = warm
         self.passes = 0
         self.fails = 0
         self.verdict: Verdict | None = None
@@ -261,6 +299,8 @@ class SPRT:
             d.alpha,
             d.beta,
             d.max_trials,
+            d.warm_rate if d.warm else None,
+            d.warm_bound if d.warm else None,
         )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ._model import Trace
 
-STORE_SCHEMA_VERSION = 1
+STORE_SCHEMA_VERSION = 2  # 2 added the per-trial fingerprint column (1 is upgraded in place)
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS trials (
     passed        INTEGER,
     error         TEXT,
     recorded_at   TEXT NOT NULL,
-    trace         TEXT NOT NULL
+    trace         TEXT NOT NULL,
+    fingerprint   TEXT
 );
 CREATE INDEX IF NOT EXISTS trials_by_version ON trials (agent_version, scenario, recorded_at);
 CREATE INDEX IF NOT EXISTS trials_by_suite ON trials (suite, scenario, agent_version, recorded_at);
@@ -61,6 +62,7 @@ class StoredTrial:
     error: str | None
     recorded_at: str
     trace: Trace
+    fingerprint: dict[str, float] | None = None
 
 
 def _now() -> str:
@@ -89,6 +91,9 @@ class TraceStore:
             raise StoreError(f"{self.path}: not a usable AgentAssay trace store ({exc}); delete it or pass another --store path") from exc
         if row is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(STORE_SCHEMA_VERSION),))
+        elif int(row[0]) == 1:  # same table without fingerprints: add the column, keep every row
+            self._db.execute("ALTER TABLE trials ADD COLUMN fingerprint TEXT")
+            self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(STORE_SCHEMA_VERSION),))
         elif int(row[0]) != STORE_SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: trace store schema {row[0]}, this version reads {STORE_SCHEMA_VERSION}; "
@@ -107,11 +112,12 @@ class TraceStore:
         trial: int,
         input: str | None = None,
         passed: bool | None = None,
+        fingerprint: dict[str, float] | None = None,
     ) -> int:
         """Commit one finished trial immediately (autocommit): a crash after this keeps it."""
         cur = self._db.execute(
             "INSERT INTO trials (run_id, suite, scenario, agent_version, trial, input, passed, error,"
-            " recorded_at, trace) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " recorded_at, trace, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 suite,
@@ -123,6 +129,7 @@ class TraceStore:
                 trace.error,
                 _now(),
                 trace.to_json(),
+                None if fingerprint is None else json.dumps(fingerprint),
             ),
         )
         return int(cur.lastrowid or 0)
@@ -131,12 +138,13 @@ class TraceStore:
     def _rows(self, where: str, params: Iterable[Any], tail: str = "") -> Iterator[StoredTrial]:
         sql = (
             "SELECT id, run_id, suite, scenario, agent_version, trial, input, passed, error, recorded_at,"
-            f" trace FROM trials WHERE {where} {tail}"
+            f" trace, fingerprint FROM trials WHERE {where} {tail}"
         )
         for r in self._db.execute(sql, tuple(params)):
             yield StoredTrial(
                 r[0], r[1], r[2], r[3], r[4], r[5], r[6], None if r[7] is None else bool(r[7]), r[8], r[9],
                 Trace.from_dict(json.loads(r[10])),
+                None if r[11] is None else json.loads(r[11]),
             )
 
     def query(

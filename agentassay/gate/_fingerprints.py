@@ -1,0 +1,106 @@
+"""The fingerprint half of the regression gate: how many trials, which trials, at which level.
+
+Alpha split (docs/token-efficiency.md): when the baseline carries fingerprints, each scenario's
+pass-rate test runs at half the level it would otherwise get and the fingerprint tests share the
+other half, Holm-adjusted across scenarios. A suite is blocked when any test FAILs, so by
+Bonferroni the family-wise false-alarm rate stays at most alpha.
+
+Which trials: the first ``n`` trials by index, with ``n`` fixed before the candidate runs (the
+adaptive budget, planned from the baseline's own fingerprints). Not "the trials the sequential
+pass-rate test happened to use": that number depends on the outcomes, and a sample cut at a
+data-dependent point is enriched with whatever made the test stop, which would bias the
+comparison. The engine keeps running a scenario until its fingerprint sample is complete.
+
+Two features are left out of the gate's test. Latency measures the CI machine as much as the
+agent (a baseline recorded on one runner is compared with a candidate on another). Input tokens
+mostly measure the prompt: any edit to the instructions moves them in every scenario at once,
+which says nothing about behaviour; the cost report shows that change instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..spec import Settings
+
+SHARE = 0.5  # of alpha, for the fingerprint tests
+DEFAULT_SAMPLE = 30  # fingerprint sample of a recording run when the suite does not set one
+PERMUTATIONS = 2000
+MIN_ROWS = 3
+EXCLUDED = ("latency_s", "input_tokens")
+
+
+@dataclass(frozen=True)
+class FingerprintPlan:
+    """Trials per side for one scenario's fingerprint test, and where the figure came from."""
+
+    trials: int
+    alpha: float
+    budget: dict[str, Any] | None = None  # the adaptive-budget plan (None: set in the suite)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"trials": self.trials, "alpha": self.alpha, "budget": self.budget}
+
+
+def recording_sample(settings: Settings) -> int:
+    """Trials a ``run`` keeps per scenario for its fingerprint sample (0: fingerprints off)."""
+    if not settings.fingerprints:
+        return 0
+    return min(settings.fingerprint_trials or DEFAULT_SAMPLE, settings.trial_cap)
+
+
+def plan(baseline: Sequence[dict[str, float]], settings: Settings, *, scenarios: int) -> FingerprintPlan | None:
+    """The candidate's fingerprint sample size, or None when there is nothing to compare with."""
+    if not settings.fingerprints or len(baseline) < MIN_ROWS:
+        return None
+    from ..fingerprints import from_records, plan_budget
+
+    alpha = settings.alpha * SHARE
+    if settings.fingerprint_trials is not None:
+        return FingerprintPlan(min(settings.fingerprint_trials, settings.trial_cap), alpha)
+    (matrix,) = from_records(_strip(baseline))
+    budget = plan_budget(
+        matrix,
+        alpha=alpha / max(scenarios, 1),  # planned at the Bonferroni level, conservative for Holm
+        beta=settings.beta,
+        shift=settings.fingerprint_shift,
+        minimum=MIN_ROWS * 3,
+        maximum=settings.trial_cap,
+    )
+    return FingerprintPlan(budget.trials, alpha, budget.to_dict())
+
+
+def _strip(rows: Sequence[dict[str, float]]) -> list[dict[str, float]]:
+    return [{k: v for k, v in r.items() if k not in EXCLUDED} for r in rows]
+
+
+def seed_for(settings: Settings, scenario: str) -> int:
+    """Permutation seed: fixed by the suite, so ``compare`` re-derives the very p-value ``check`` got."""
+    digest = hashlib.blake2b(f"{settings.seed}|fingerprint|{scenario}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def test(
+    baseline: Sequence[dict[str, float]],
+    candidate: Sequence[dict[str, float]],
+    settings: Settings,
+    *,
+    scenario: str,
+) -> Any:
+    """Permutation max-T test of the two samples at alpha * SHARE (Holm across scenarios comes later)."""
+    if len(baseline) < MIN_ROWS or len(candidate) < MIN_ROWS:
+        return None
+    from ..fingerprints import fingerprint_test, from_records
+
+    xb, xc = from_records(_strip(baseline), _strip(candidate))
+    return fingerprint_test(
+        xb,
+        xc,
+        alpha=settings.alpha * SHARE,
+        method="permutation",
+        permutations=PERMUTATIONS,
+        seed=seed_for(settings, scenario),
+    )

@@ -30,7 +30,7 @@ from scipy import stats
 
 from ..stats._validation import _real, check_count, check_open_unit
 from ._extract import FingerprintMatrix
-from ._test import _VAR_FLOOR
+from ._test import _VAR_FLOOR, _as_array
 
 # Per-dimension variance thresholds of the variance class, on features min-max scaled to [0, 1].
 # The paper's footnote (0.107 and 0.357 per dimension) cannot apply there: 0.357 exceeds the 1/4 that
@@ -129,21 +129,6 @@ def planned_power(n: int, *, d_eff: int, shift: float = 1.0, alpha: float = 0.05
     return min(max(upper + lower, 0.0), 1.0)
 
 
-def _baseline_array(baseline: object) -> np.ndarray:
-    values = baseline.values if isinstance(baseline, FingerprintMatrix) else baseline
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"baseline must be a 2-D numeric array or a FingerprintMatrix: {exc}") from None
-    if arr.ndim != 2:
-        raise ValueError(f"baseline must be 2-D (rows = trials, columns = features); got shape {arr.shape}")
-    if arr.shape[0] < 3:
-        raise ValueError(f"need at least 3 baseline trials to plan a budget; got {arr.shape[0]}")
-    if not np.isfinite(arr).all():
-        raise ValueError("baseline contains NaN or infinite values")
-    return arr
-
-
 def _names(baseline: object, names: Sequence[str] | None, d: int) -> tuple[str, ...]:
     if names is not None:
         out = tuple(str(n) for n in names)
@@ -220,7 +205,9 @@ def plan_budget(
         if isinstance(maximum, bool) or not isinstance(maximum, numbers.Integral) or maximum < minimum:
             raise ValueError(f"maximum must be None or an integer >= minimum ({minimum}); got {maximum!r}")
         maximum = int(maximum)
-    x = _baseline_array(baseline)
+    x = _as_array("baseline", baseline)
+    if x.shape[0] < 3:
+        raise ValueError(f"need at least 3 baseline trials to plan a budget; got {x.shape[0]}")
     k, d = x.shape
     all_names = _names(baseline, names, d)
     spread = x.max(axis=0) - x.min(axis=0)

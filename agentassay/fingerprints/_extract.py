@@ -92,6 +92,75 @@ def _output_text(output: object) -> str:
     return output if isinstance(output, str) else str(output)
 
 
+_ACTION_INDEX = {a: i for i, a in enumerate(ACTIONS)}
+# Module constants, not ``Action.X`` look-ups, in the per-step loop (the hot path of extraction).
+_CALL_TOOL, _HANDOFF, _RESPOND, _ERROR = Action.CALL_TOOL, Action.HANDOFF, Action.RESPOND, Action.ERROR
+
+
+def _row(tr: Trace, tool_index: dict[str, int]) -> list[float]:
+    """One trace's features in :func:`feature_names` order (``tool_index``: tool -> column)."""
+    k = len(tool_index)
+    action_index = _ACTION_INDEX
+    calls = [0] * k
+    acts = [0] * len(ACTIONS)
+    used: set[str] = set()
+    agents: set[str] = set()
+    depth = n_handoffs = n_errors = 0
+    pending_error = recovered = False
+    for s in tr.steps:
+        act = s.action
+        acts[action_index[act]] += 1
+        if s.depth > depth:
+            depth = s.depth
+        if s.agent:
+            agents.add(s.agent)
+        if act is _CALL_TOOL:
+            tool = s.tool
+            if tool:
+                used.add(tool)
+                i = tool_index.get(tool)
+                if i is not None:
+                    calls[i] += 1
+            if s.error is None:
+                if pending_error:
+                    recovered = True
+            else:
+                n_errors += 1
+                pending_error = True
+        elif act is _HANDOFF:
+            n_handoffs += 1
+            if s.target:
+                agents.add(s.target)
+        elif act is _ERROR or s.error is not None:
+            n_errors += 1
+            pending_error = True
+        elif act is _RESPOND and pending_error:
+            recovered = True
+    m = len(tr.steps)
+    total_calls = sum(calls)
+    shares = [c / total_calls for c in calls] if total_calls else [0.0] * k
+    fracs = [a / m for a in acts] if m else [0.0] * len(ACTIONS)
+    text = _output_text(tr.output)
+    cost = tr.cost
+    return [
+        *calls,
+        *shares,
+        m,
+        depth,
+        n_handoffs,
+        len(agents),
+        len(used),
+        len(text),
+        len(text.split()),
+        *fracs,
+        n_errors + (tr.error is not None),
+        recovered,
+        cost.input_tokens,
+        cost.output_tokens,
+        cost.latency_s,
+    ]
+
+
 def extract(traces: Sequence[Trace], *, tools: Sequence[str] | None = None) -> FingerprintMatrix:
     """Fingerprint every trace; ``tools`` fixes the tool columns (default: sorted union of the batch).
 
@@ -104,77 +173,9 @@ def extract(traces: Sequence[Trace], *, tools: Sequence[str] | None = None) -> F
     if len(set(tool_list)) != len(tool_list):
         raise ValueError(f"tools must not repeat a name; got {tool_list!r}")
     names = feature_names(tool_list)
-    k = len(tool_list)
     tool_index = {t: i for i, t in enumerate(tool_list)}
-    action_index = {a: i for i, a in enumerate(ACTIONS)}
-    n_act = len(ACTIONS)
-    call_tool, handoff, respond, error_act = Action.CALL_TOOL, Action.HANDOFF, Action.RESPOND, Action.ERROR
-
-    # One flat Python row per trace, converted once: per-element numpy writes would cost more
-    # than the whole step loop.
-    rows: list[list[float]] = []
-    append = rows.append
-    for tr in traces:
-        calls = [0] * k
-        acts = [0] * n_act
-        used: set[str] = set()
-        agents: set[str] = set()
-        depth = n_handoffs = n_errors = 0
-        pending_error = recovered = False
-        for s in tr.steps:
-            act = s.action
-            acts[action_index[act]] += 1
-            if s.depth > depth:
-                depth = s.depth
-            if s.agent:
-                agents.add(s.agent)
-            if act is call_tool:
-                tool = s.tool
-                if tool:
-                    used.add(tool)
-                    i = tool_index.get(tool)
-                    if i is not None:
-                        calls[i] += 1
-                if s.error is None:
-                    if pending_error:
-                        recovered = True
-                else:
-                    n_errors += 1
-                    pending_error = True
-            elif act is handoff:
-                n_handoffs += 1
-                if s.target:
-                    agents.add(s.target)
-            elif act is error_act or s.error is not None:
-                n_errors += 1
-                pending_error = True
-            elif act is respond and pending_error:
-                recovered = True
-        m = len(tr.steps)
-        total_calls = sum(calls)
-        shares = [c / total_calls for c in calls] if total_calls else [0.0] * k
-        fracs = [a / m for a in acts] if m else [0.0] * n_act
-        text = _output_text(tr.output)
-        cost = tr.cost
-        append(
-            [
-                *calls,
-                *shares,
-                m,
-                depth,
-                n_handoffs,
-                len(agents),
-                len(used),
-                len(text),
-                len(text.split()),
-                *fracs,
-                n_errors + (tr.error is not None),
-                recovered,
-                cost.input_tokens,
-                cost.output_tokens,
-                cost.latency_s,
-            ]
-        )
+    # Plain Python rows, converted once: per-element numpy writes would cost more than the step loop.
+    rows = [_row(tr, tool_index) for tr in traces]
     values = np.array(rows, dtype=np.float64) if rows else np.zeros((0, len(names)))
     return FingerprintMatrix(values, names)
 
@@ -199,8 +200,9 @@ def fingerprint_of(trace: Trace) -> dict[str, float]:
     A dict, not a row, because the tool columns depend on which tools this run called; rows from
     different runs are aligned later by :func:`from_records`.
     """
-    m = extract([trace])
-    return {name: float(v) for name, v in zip(m.names, m.values[0], strict=True)}
+    tools = _tool_union([trace])
+    row = _row(trace, {t: i for i, t in enumerate(tools)})
+    return {name: float(v) for name, v in zip(feature_names(tools), row, strict=True)}
 
 
 def from_records(*batches: Sequence[dict[str, float]]) -> tuple[FingerprintMatrix, ...]:

@@ -22,9 +22,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..spec import Settings
+
+if TYPE_CHECKING:
+    from ..fingerprints import FingerprintResult
 
 SHARE = 0.5  # of alpha, for the fingerprint tests
 DEFAULT_SAMPLE = 30  # fingerprint sample of a recording run when the suite does not set one
@@ -45,10 +48,15 @@ class FingerprintPlan:
         return {"trials": self.trials, "alpha": self.alpha, "budget": self.budget}
 
 
-def recording_sample(settings: Settings) -> int:
-    """Trials a ``run`` keeps per scenario for its fingerprint sample (0: fingerprints off)."""
+def recording_sample(settings: Settings, *, full: bool = False) -> int:
+    """Trials a ``run`` keeps per scenario for its fingerprint sample (0: fingerprints off).
+
+    With ``full`` every scenario runs to its cap anyway, so the whole run is the sample.
+    """
     if not settings.fingerprints:
         return 0
+    if full:
+        return settings.trial_cap
     return min(settings.fingerprint_trials or DEFAULT_SAMPLE, settings.trial_cap)
 
 
@@ -89,7 +97,7 @@ def test(
     settings: Settings,
     *,
     scenario: str,
-) -> Any:
+) -> FingerprintResult | None:
     """Permutation max-T test of the two samples at alpha * SHARE (Holm across scenarios comes later)."""
     if len(baseline) < MIN_ROWS or len(candidate) < MIN_ROWS:
         return None

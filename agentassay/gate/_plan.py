@@ -10,11 +10,11 @@ only when every scenario PASSes, an intersection-union test that needs no correc
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..spec import Scenario, Settings
 from ..stats import Decision, Verdict, adjust_pvalues, deployment_decision, suite_verdict, warm_start
-from ._fingerprints import SHARE, FingerprintPlan
+from ._fingerprints import MIN_ROWS, SHARE, FingerprintPlan
 from ._monitors import (
     Monitor,
     RegressionFixed,
@@ -23,6 +23,9 @@ from ._monitors import (
     ThresholdFixed,
     ThresholdSPRT,
 )
+
+if TYPE_CHECKING:
+    from ..fingerprints import FingerprintResult
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ def holm_adjust(verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dic
 def combine_fingerprints(
     verdicts: dict[str, ScenarioVerdict],
     settings: Settings,
-    fingerprints: dict[str, tuple[Any, FingerprintPlan | None]],
+    fingerprints: dict[str, tuple[FingerprintResult | None, FingerprintPlan]],
 ) -> dict[str, ScenarioVerdict]:
     """Fold each scenario's fingerprint test into its verdict (FAIL if either test FAILs).
 
@@ -170,19 +173,18 @@ def combine_fingerprints(
     ``alpha * SHARE``; a PASS needs the pass-rate PASS and no behaviour shift.
     """
     alpha = settings.alpha * SHARE
-    tested = [n for n, (r, _) in fingerprints.items() if r is not None and n in verdicts]
-    raw = [float(fingerprints[n][0].p_value) for n in tested]
+    tested = {n: float(r.p_value) for n, (r, _) in fingerprints.items() if r is not None and n in verdicts}
+    raw = list(tested.values())
     method = settings.correction if settings.correction in ("holm", "bonferroni") and len(raw) > 1 else None
-    adjusted = adjust_pvalues(raw, method=method) if method else raw
-    q_of = dict(zip(tested, adjusted, strict=True))
+    q_of = dict(zip(tested, adjust_pvalues(raw, method=method) if method else raw, strict=True))
     out = dict(verdicts)
     for name, (r, plan_) in fingerprints.items():
         v = verdicts.get(name)
-        if v is None or (r is None and plan_ is None):
+        if v is None:
             continue
-        fp: dict[str, Any] = {"plan": None if plan_ is None else plan_.to_dict(), "alpha": alpha}
+        fp: dict[str, Any] = {"plan": plan_.to_dict(), "alpha": alpha}
         if r is None:
-            fp |= {"verdict": None, "explanation": "not tested: fewer than 3 fingerprinted trials on a side"}
+            fp |= {"verdict": None, "explanation": f"not tested: fewer than {MIN_ROWS} fingerprinted trials on a side"}
             out[name] = replace(v, fingerprint=fp, rate_verdict=v.verdict)
             continue
         q = float(q_of[name])
@@ -201,8 +203,8 @@ def combine_fingerprints(
             "largest": r.shifts[0].describe() if r.shifts else None,
             "explanation": r.explain(),
             "features": [
-                {"name": s.name, "baseline": s.baseline_mean, "candidate": s.candidate_mean, "adjusted_p": s.adjusted_p}
-                for s in r.shifts[:8]
+                {"name": f.name, "baseline": f.baseline_mean, "candidate": f.candidate_mean, "adjusted_p": f.adjusted_p}
+                for f in r.shifts[:8]
             ],
         }
         verdict, explanation = v.verdict, v.explanation
@@ -216,7 +218,7 @@ def combine_fingerprints(
 def decide(
     verdicts: dict[str, ScenarioVerdict],
     settings: Settings,
-    fingerprints: dict[str, tuple[Any, FingerprintPlan | None]] | None = None,
+    fingerprints: dict[str, tuple[FingerprintResult | None, FingerprintPlan]] | None = None,
 ) -> tuple[dict[str, ScenarioVerdict], SuiteDecision]:
     final = holm_adjust(verdicts, settings)
     if fingerprints:

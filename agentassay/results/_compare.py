@@ -7,9 +7,10 @@ verdicts ``check`` reached.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..gate import (
     FingerprintPlan,
@@ -21,10 +22,16 @@ from ..gate import (
     replay,
 )
 from ..spec import Scenario, Settings
-from ._model import Results, TrialOutcome
+from ._model import Results, TrialOutcome, first_fingerprints
+
+if TYPE_CHECKING:
+    from ..fingerprints import FingerprintResult
 
 
-def fingerprint_plans(base: Results, names: list[str], settings: Settings) -> dict[str, tuple[list[dict[str, float]], FingerprintPlan]]:
+Plans = dict[str, tuple[list[dict[str, float]], FingerprintPlan]]
+
+
+def fingerprint_plans(base: Results, names: list[str], settings: Settings) -> Plans:
     """Per scenario: the baseline's fingerprint sample and the candidate's planned sample size."""
     out = {}
     for name in names:
@@ -39,16 +46,13 @@ def fingerprint_plans(base: Results, names: list[str], settings: Settings) -> di
 
 
 def fingerprint_outcomes(
-    plans: dict[str, tuple[list[dict[str, float]], FingerprintPlan]],
-    trials: dict[str, tuple[TrialOutcome, ...]],
-    settings: Settings,
-) -> dict[str, tuple[Any, FingerprintPlan | None]]:
+    plans: Plans, trials: dict[str, Iterable[TrialOutcome]], settings: Settings
+) -> dict[str, tuple[FingerprintResult | None, FingerprintPlan]]:
     """Run each planned fingerprint test on the candidate's first ``plan.trials`` trials."""
-    out: dict[str, tuple[Any, FingerprintPlan | None]] = {}
-    for name, (records, p) in plans.items():
-        cand = [t.fingerprint for t in sorted(trials.get(name, ()), key=lambda t: t.index) if t.index < p.trials and t.fingerprint is not None]
-        out[name] = (fingerprint_test(records, cand, settings, scenario=name), p)
-    return out
+    return {
+        name: (fingerprint_test(records, first_fingerprints(trials.get(name, ()), p.trials), settings, scenario=name), p)
+        for name, (records, p) in plans.items()
+    }
 
 
 def baseline_notes(base: Results, scenarios: list[str], suite_name: str | None) -> list[str]:
@@ -73,7 +77,8 @@ def compare_results(base: Results, cand: Results) -> Results:
     for s in cand.scenarios:
         scenario = Scenario(s.name, s.input, threshold=s.threshold)
         plan = {"scenarios": m, "baseline": counts.get(s.name), "regression": True}
-        verdicts[s.name] = replay(monitor_for(scenario, settings, **plan, fingerprints=s.name in plans), s.outcomes)
+        monitor = monitor_for(scenario, settings, **plan, fingerprints=s.name in plans)
+        verdicts[s.name] = replay(monitor, s.outcomes)
         fixed_n[s.name] = fixed_n_equivalent(scenario, settings, **plan)
     fps = fingerprint_outcomes(plans, {s.name: s.trials for s in cand.scenarios}, settings)
     final, decision = decide(verdicts, settings, fps)

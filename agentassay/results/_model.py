@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,15 @@ class TrialOutcome:
         )
 
 
+def first_fingerprints(trials: Iterable[TrialOutcome], n: int | None) -> list[dict[str, float]]:
+    """Fingerprints of trials ``0..n-1`` in index order (all when ``n`` is None)."""
+    return [
+        t.fingerprint
+        for t in sorted(trials, key=lambda t: t.index)
+        if t.fingerprint is not None and (n is None or t.index < n)
+    ]
+
+
 @dataclass(frozen=True)
 class ScenarioResult:
     name: str
@@ -90,13 +100,8 @@ class ScenarioResult:
     fingerprint_trials: int | None = None  # the first n trials form the fingerprint sample (fixed in advance)
 
     def fingerprint_sample(self) -> list[dict[str, float]]:
-        """Fingerprints of the sample fixed in advance (all fingerprinted trials for older files)."""
-        n = self.fingerprint_trials
-        return [
-            t.fingerprint
-            for t in sorted(self.trials, key=lambda t: t.index)
-            if t.fingerprint is not None and (n is None or t.index < n)
-        ]
+        """The fingerprint sample this run fixed in advance (every fingerprinted trial in older files)."""
+        return first_fingerprints(self.trials, self.fingerprint_trials)
 
     @property
     def outcomes(self) -> list[bool | None]:

@@ -136,9 +136,10 @@ def run_suite(
     m = len(suite.scenarios)
     names = [s.name for s in suite.scenarios]
     plans = fingerprint_plans(baseline, names, settings) if baseline is not None else {}
-    sample = {n: p.trials for n, (_, p) in plans.items()} if baseline is not None else dict.fromkeys(
-        names, settings.trial_cap if full and settings.fingerprints else recording_sample(settings)
-    )
+    if baseline is not None:
+        sample = {n: p.trials for n, (_, p) in plans.items()}
+    else:
+        sample = dict.fromkeys(names, recording_sample(settings, full=full))
     limit = settings.trial_cap if settings.errors == "fail" else 2 * settings.trial_cap
     states = {
         s.name: ScenarioState(

@@ -9,6 +9,7 @@ is what the exact tests we ship actually need.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from scipy import stats
 
@@ -37,6 +38,7 @@ def power_one_sample(trials: int, p: float, delta: float, *, alpha: float = 0.05
     return float(stats.binom.cdf(c, n, p - delta)) if c >= 0 else 0.0
 
 
+@lru_cache(maxsize=256)  # pure, and a suite asks it the same question once per scenario
 def sample_size_one_sample(
     p: float, delta: float, *, alpha: float = 0.05, beta: float = 0.10, method: str = "exact"
 ) -> int:
@@ -100,6 +102,7 @@ def pass_probability(
     return verdict_probability(codes, CODE_PASS, pb, pc)
 
 
+@lru_cache(maxsize=256)
 def sample_size_two_sample(
     p_base: float,
     delta: float,

@@ -132,6 +132,74 @@ def eq47_size(rho: float, reps: int, rng: np.random.Generator) -> tuple[float, f
     return sim, exact
 
 
+GATE_RHOS = (0.5, 0.8, 1.0)
+GATE_N = 100  # config.trials: the fixed-n regression per side without a proxy
+GATE_COST_RATIO = 0.05
+
+
+def gate_rule(rho: float, reps: int, rng: np.random.Generator) -> dict[str, Any]:
+    """The rule ``check`` ships (gate/_proxy.py) on pass/fail counts, against the target alone.
+
+    Baseline: GATE_N target trials and the allocation's n_c proxy trials; candidate: n_e target
+    and n_c proxy trials, all separate runs. Target p-value: the exact one-sided Fisher test of
+    the regression verdict; proxy p-value: the same test on the proxy's counts; FAIL when their
+    weighted Stouffer combination is <= alpha and the target's own non-inferiority test does not
+    PASS; PASS only from the target's non-inferiority test. Truths: unchanged; a drop of delta on
+    the target that reaches the proxy at rho times its latent size ("follows"); one the proxy
+    does not see ("blind").
+    """
+    from agentassay.stats import regression_verdict
+    from agentassay.stats._exact import regression_pvalues
+    from agentassay.stats._regression import regression_codes
+    from agentassay.stats._verdict import CODE_FAIL, CODE_PASS
+
+    delta, beta = 0.10, 0.10
+    alloc = proxy_allocation(
+        rho, cost_target=1.0, cost_proxy=GATE_COST_RATIO, trials_single=GATE_N, min_target=MIN_TARGET
+    )
+    ne, nc = alloc.n_target, alloc.n_proxy
+    shift = float(stats.norm.ppf(PASS_RATE) - stats.norm.ppf(PASS_RATE - delta))  # latent drop
+
+    def codes(nb: int, n: int) -> np.ndarray:
+        return regression_codes(nb, n, alpha=ALPHA, beta=beta, delta=delta, test="fisher", rule="non-inferiority")
+
+    pe_table, pe_codes = regression_pvalues(GATE_N, ne, "fisher"), codes(GATE_N, ne)
+    pc_table = regression_pvalues(nc, nc, "fisher") if nc else None
+    single_codes = codes(GATE_N, GATE_N)
+    # The tables are regression_verdict's own numbers: spot-check one cell of each.
+    r = regression_verdict(80, GATE_N, 6, ne, alpha=ALPHA, beta=beta, delta=delta)
+    assert math.isclose(r.pvalue, float(pe_table[80, 6]), rel_tol=1e-9)
+
+    def rates(target_drop: float, proxy_drop: float) -> dict[str, float]:
+        p_t = float(stats.norm.sf(CUT + target_drop))
+        p_p = float(stats.norm.sf(CUT + proxy_drop))
+        xb, xc = rng.binomial(GATE_N, PASS_RATE, reps), rng.binomial(ne, p_t, reps)
+        pe = pe_table[xb, xc]
+        passed = pe_codes[xb, xc] == CODE_PASS
+        if pc_table is not None:
+            pc = pc_table[rng.binomial(nc, PASS_RATE, reps), rng.binomial(nc, p_p, reps)]
+            combined = np.asarray(combine_proxy(pe, pc, rho=rho, n_target=ne, n_proxy=nc).p_value)
+        else:
+            combined = pe
+        fail = (combined <= ALPHA) & ~passed
+        yb, yc = rng.binomial(GATE_N, PASS_RATE, reps), rng.binomial(GATE_N, p_t, reps)
+        single = single_codes[yb, yc]
+        return {
+            "fail": float(fail.mean()),
+            "pass": float(passed.mean()),
+            "single_fail": float(np.mean(single == CODE_FAIL)),
+            "single_pass": float(np.mean(single == CODE_PASS)),
+        }
+
+    return {
+        "rho": rho,
+        "allocation": alloc.to_dict(),
+        "unchanged": rates(0.0, 0.0),
+        "follows": rates(shift, rho * shift),
+        "blind": rates(shift, 0.0),
+    }
+
+
 def run(quick: bool) -> dict[str, Any]:
     rng = np.random.default_rng(SEED)
     reps = 4000 if quick else 40_000
@@ -184,7 +252,16 @@ def run(quick: bool) -> dict[str, Any]:
         misuse.append({"rho": rho, "n": 25, "size": paired_misuse_size(rho, 25, reps // 2, rng)})
         sim, exact = eq47_size(rho, eq47_reps, rng)
         eq47.append({"rho": rho, "size": sim, "exact": exact, "reps": eq47_reps})
-    return {"reps": reps, "rows": rows, "misuse": misuse, "eq47": eq47}
+    gate = [gate_rule(rho, reps * 2, rng) for rho in GATE_RHOS]
+    for g in gate:
+        print(
+            f"gate rule rho {g['rho']}: n_e {g['allocation']['n_target']} n_c {g['allocation']['n_proxy']} "
+            f"FA {g['unchanged']['fail']:.4f} (alone {g['unchanged']['single_fail']:.4f}) power "
+            f"{g['follows']['fail']:.3f} blind {g['blind']['fail']:.3f} (alone {g['follows']['single_fail']:.3f}) "
+            f"PASS unchanged {g['unchanged']['pass']:.3f} (alone {g['unchanged']['single_pass']:.3f})",
+            flush=True,
+        )
+    return {"reps": reps, "rows": rows, "misuse": misuse, "eq47": eq47, "gate": gate, "gate_reps": reps * 2}
 
 
 def write_markdown(result: dict, path: Path) -> None:
@@ -210,6 +287,39 @@ def write_markdown(result: dict, path: Path) -> None:
         "- `combine_proxy(p_target, p_proxy, rho, n_target, n_proxy)`: weighted Stouffer, weights √n_e "
         "and |ρ|√n_c (`scipy.stats.combine_pvalues`). If a regression reaches the proxy at ρ times its "
         "size, these weights make the combined z worth exactly n_e + ρ² n_c target trials.",
+        "",
+        "## In a suite: `config.proxy`",
+        "",
+        "```yaml",
+        "config:",
+        "  method: fixed                     # a proxy needs p-values; sequential tests have none",
+        "  trials: 100                       # n_single: the fixed-n regression per side without a proxy",
+        "  prices: {gpt-4.1: {input: 2.0, output: 8.0}, gpt-4.1-nano: {input: 0.1, output: 0.4}}",
+        "  proxy:",
+        "    model: {provider: openai, name: gpt-4.1-nano}",
+        "    paired: 20                      # paired runs per scenario that estimate rho (default 20)",
+        "    min_target: 10                  # target trials per scenario the allocation keeps (default 10)",
+        "```",
+        "",
+        "- `agentassay run` (recording the baseline) runs the target as usual, then the proxy on the target's "
+        "first `paired` seeds of each scenario. ρ̂ = `fidelity_correlation` over these paired runs, pooled "
+        "across scenarios, on the pass bit and the fingerprint features the gate tests: it measures whether "
+        "the proxy moves with the target across the suite's inputs. With the USD per trial of each model "
+        "(both must be priced) `proxy_allocation` fixes (n_e, n_c); the proxy then runs n_c trials per "
+        "scenario on seeds of its own: the baseline's proxy arm. All of it goes into the results file's "
+        "`proxy` section.",
+        "- `agentassay check` re-derives the allocation from the baseline's ρ̂ and costs (the candidate "
+        "cannot move it), runs n_e target trials and n_c proxy trials per scenario, all on fresh seeds, "
+        "and the gate combines the target's and the proxy's regression p-values (table below). Holm then "
+        "runs over the combined p-values as over any fixed-n regression p-values. `compare` re-derives the "
+        "same verdicts from the two files.",
+        "- Why the combination is valid whatever ρ̂ is: under \"nothing changed\" each p-value is "
+        "super-uniform (exact tests), the two are independent (separate runs of separate models; a "
+        "scenario has one input, so within a scenario there is no shared input difficulty to couple them, "
+        "unlike the *misuse* case below), and the weights are fixed before the candidate runs. ρ̂ only "
+        "decides how much the proxy is worth.",
+        "- With a proxy the candidate's fingerprint sample is its n_e target trials (the proxy's "
+        "fingerprints describe another model).",
         "",
         "## Deviations from the paper, and why",
         "",
@@ -277,6 +387,44 @@ def write_markdown(result: dict, path: Path) -> None:
         + ("; where ρ̂² fell below the cost ratio the proxy was not used at all" if unused else "")
         + ". The savings rest on an assumption paired-run ρ cannot check: that the change under test "
         "moves both models alike.",
+        "",
+        f"## The rule `check` ships with `config.proxy` (pass/fail counts, {result['gate_reps']:,} reps per cell)",
+        "",
+        f"A scenario's fixed-n regression test at alpha = {ALPHA} with `trials: {GATE_N}` (so {GATE_N} baseline "
+        f"target trials), target pass rate {PASS_RATE}, delta = 0.1, proxy at {GATE_COST_RATIO} of the target's "
+        f"cost per trial, `min_target: {MIN_TARGET}`. p-values are the exact one-sided Fisher test the "
+        "regression verdict uses, on the target's and on the proxy's counts (separate runs, baseline proxy "
+        "arm as large as the candidate's); FAIL when their weighted Stouffer combination is <= alpha and "
+        "the target's own non-inferiority test does not PASS; PASS only from that test (gate/_proxy.py). "
+        f"*Alone*: the same regression verdict on {GATE_N} target trials, no proxy.",
+        "",
+        "| ρ (weights and allocation) | n_e + n_c | cost ratio | false FAIL (unchanged) | alone | FAIL, drop follows | FAIL, proxy blind | alone (drop) | PASS (unchanged) | alone |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for g in result["gate"]:
+        a, u, f, b = g["allocation"], g["unchanged"], g["follows"], g["blind"]
+        lines.append(
+            f"| {g['rho']} | {a['n_target']} + {a['n_proxy']} | {a['cost_ratio']:.3f} | {u['fail']:.4f} | "
+            f"{u['single_fail']:.4f} | {f['fail']:.3f} | {b['fail']:.3f} | {f['single_fail']:.3f} | "
+            f"{u['pass']:.3f} | {u['single_pass']:.3f} |"
+        )
+    gate = result["gate"]
+    gate_se = math.sqrt(ALPHA * (1 - ALPHA) / result["gate_reps"])
+    lines += [
+        "",
+        f"False FAIL is at most {max(g['unchanged']['fail'] for g in gate):.4f} (alpha + 2 s.e. = "
+        f"{ALPHA + 2 * gate_se:.4f}; the exact tests are conservative). When the drop reaches the proxy, "
+        f"FAIL power is {min(g['follows']['fail'] for g in gate):.3f}–{max(g['follows']['fail'] for g in gate):.3f} "
+        f"against {min(g['follows']['single_fail'] for g in gate):.3f}–{max(g['follows']['single_fail'] for g in gate):.3f} "
+        f"for {GATE_N} target trials, at {min(g['allocation']['cost_ratio'] for g in gate):.0%}–"
+        f"{max(g['allocation']['cost_ratio'] for g in gate):.0%} of the cost. The price: an unchanged agent "
+        f"PASSes {min(g['unchanged']['pass'] for g in gate):.3f}–{max(g['unchanged']['pass'] for g in gate):.3f} "
+        f"of the time instead of {min(g['unchanged']['single_pass'] for g in gate):.3f}–"
+        f"{max(g['unchanged']['single_pass'] for g in gate):.3f}, because PASS rests on the target's "
+        f"{MIN_TARGET} trials alone. A proxy cannot prove the absence of a regression it might not "
+        "reproduce, so we do not let it: combining non-inferiority tests would make a proxy-blind "
+        "regression PASS. Use a proxy where finding regressions cheaply matters more than a PASS "
+        "(nightly runs, large suites), or raise `min_target`.",
         "",
         "## Misuse: proxy run on the target's own inputs (scores, n_e = n_c = 25, paired)",
         "",

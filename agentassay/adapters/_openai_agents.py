@@ -323,7 +323,7 @@ class OpenAIAgentsAdapter:
     @property
     def model_label(self) -> str:
         if self.model_config.provider == "offline":
-            return MODEL_NAME
+            return self.model_config.name or MODEL_NAME  # a name lets prices tell two simulators apart
         if self.model_config.name:
             return self.model_config.name
         own = self.agent.model

@@ -14,11 +14,14 @@ from ._monitors import (
     replay,
 )
 from ._plan import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, monitor_for, scenario_alpha
+from ._proxy import ProxyEvidence
+from ._proxy import allocation as proxy_allocation_for
 
 __all__ = [
     "BaselineCounts",
     "FingerprintPlan",
     "Monitor",
+    "ProxyEvidence",
     "RegressionFixed",
     "RegressionSequential",
     "ScenarioVerdict",
@@ -30,6 +33,7 @@ __all__ = [
     "fingerprint_test",
     "fixed_n_equivalent",
     "monitor_for",
+    "proxy_allocation_for",
     "recording_sample",
     "replay",
     "scenario_alpha",

@@ -23,6 +23,8 @@ from ._monitors import (
     ThresholdFixed,
     ThresholdSPRT,
 )
+from ._proxy import ProxyEvidence
+from ._proxy import combine as combine_proxy_verdicts
 
 if TYPE_CHECKING:
     from ..fingerprints import FingerprintResult
@@ -219,8 +221,11 @@ def decide(
     verdicts: dict[str, ScenarioVerdict],
     settings: Settings,
     fingerprints: dict[str, tuple[FingerprintResult | None, FingerprintPlan]] | None = None,
+    proxy: ProxyEvidence | None = None,
 ) -> tuple[dict[str, ScenarioVerdict], SuiteDecision]:
-    final = holm_adjust(verdicts, settings)
+    """Proxy combination (fixed-n regression p-values), then Holm, then the fingerprint tests."""
+    final = combine_proxy_verdicts(verdicts, settings, proxy) if proxy is not None else verdicts
+    final = holm_adjust(final, settings)
     if fingerprints:
         final = combine_fingerprints(final, settings, fingerprints)
     counts = {v.value: 0 for v in Verdict}

@@ -98,8 +98,18 @@ def render_table(results: Results, *, reasons: int = 1) -> str:
             f"against fixed-n designs with the same alpha and beta ({saved['fixed_n_trials']} trials): "
             f"{verb} {abs(saved['trials_saved'])} trials ({abs(saved['fraction_saved']) * 100:.0f}%{usd})"
         )
+    proxy = results.proxy or {}
+    if proxy.get("scenarios") or proxy.get("paired"):
+        alloc = proxy.get("allocation") or {}
+        usd = "" if proxy.get("usd") is None else f", ${proxy['usd']:.4f}"
+        rho = "rho not estimated" if proxy.get("rho") is None else f"rho {proxy['rho']:.2f} from paired runs"
+        plan = f"; {alloc['n_target']} target + {alloc['n_proxy']} proxy trials per scenario" if alloc.get("proxy_pays") else ""
+        lines.append(f"proxy {proxy.get('label')}: {results.proxy_trials()} trials{usd}; {rho}{plan}")
+    for note in proxy.get("notes") or ():
+        lines.append(f"note: proxy: {note}")
     if total["usd"] is not None:
-        lines.append(f"cost: ${total['usd']:.4f} at the configured prices")
+        extra = f" (+ ${proxy['usd']:.4f} proxy)" if proxy.get("usd") is not None else ""
+        lines.append(f"cost: ${total['usd']:.4f}{extra} at the configured prices")
     for note in results.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..gate import (
     FingerprintPlan,
+    ProxyEvidence,
     decide,
     fingerprint_plan,
     fingerprint_test,
@@ -81,7 +82,7 @@ def compare_results(base: Results, cand: Results) -> Results:
         verdicts[s.name] = replay(monitor, s.outcomes)
         fixed_n[s.name] = fixed_n_equivalent(scenario, settings, **plan)
     fps = fingerprint_outcomes(plans, {s.name: s.trials for s in cand.scenarios}, settings)
-    final, decision = decide(verdicts, settings, fps)
+    final, decision = decide(verdicts, settings, fps, ProxyEvidence.from_sections(base.proxy, cand.proxy))
     notes = baseline_notes(base, [s.name for s in cand.scenarios], cand.suite.get("name"))
     dropped = [s.name for s in base.scenarios if cand.scenario(s.name) is None]
     if dropped:

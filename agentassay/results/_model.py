@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..gate import BaselineCounts, ScenarioVerdict, SuiteDecision
-from ..spec import Settings
+from ..spec import ModelConfig, Settings
 from ..stats import Decision, Verdict
 
 RESULTS_SCHEMA = "agentassay.results/1"
@@ -185,6 +185,9 @@ class Results:
     interrupted: bool = False
     versions: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    # config.proxy (docs/multifidelity.md): model, rho from paired runs, costs, allocation, and the
+    # proxy's per-scenario counts on seeds of its own. None without a proxy.
+    proxy: dict[str, Any] | None = None
 
     def scenario(self, name: str) -> ScenarioResult | None:
         return next((s for s in self.scenarios if s.name == name), None)
@@ -204,8 +207,18 @@ class Results:
             "usd": round(sum(usd), 6) if usd else None,
         }
 
+    def proxy_trials(self) -> int:
+        """Trials of the proxy model (paired runs and its own share); 0 without a proxy."""
+        if not self.proxy:
+            return 0
+        arm = sum(int(s.get("trials", 0)) + int(s.get("errors", 0)) for s in (self.proxy.get("scenarios") or {}).values())
+        return arm + sum(len(v) for v in (self.proxy.get("paired") or {}).values())
+
     def savings(self) -> dict[str, Any] | None:
-        """Trials run against the fixed-n designs with the same alpha and beta (None if unknown)."""
+        """Trials run against the fixed-n designs with the same alpha and beta (None if unknown).
+
+        Trials count the target model's; the proxy's USD (when a proxy ran) is taken off the saving.
+        """
         if not self.scenarios or any(s.fixed_n is None for s in self.scenarios):
             return None
         run = sum(len(s.trials) for s in self.scenarios)
@@ -213,7 +226,11 @@ class Results:
         out: dict[str, Any] = {"trials_run": run, "fixed_n_trials": fixed, "trials_saved": fixed - run}
         out["fraction_saved"] = round((fixed - run) / fixed, 4) if fixed else None
         usd = self.cost()["usd"]
-        out["usd_saved"] = round(usd / run * (fixed - run), 6) if usd is not None and run else None
+        proxy_usd = (self.proxy or {}).get("usd") or 0.0
+        out["usd_saved"] = round(usd / run * (fixed - run) - proxy_usd, 6) if usd is not None and run else None
+        if self.proxy:
+            out["proxy_trials"] = self.proxy_trials()
+            out["proxy_usd"] = (self.proxy or {}).get("usd")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -232,6 +249,7 @@ class Results:
             "cost": self.cost(),
             "savings": self.savings(),
             "notes": list(self.notes),
+            "proxy": self.proxy,
             "scenarios": [s.to_dict() for s in self.scenarios],
         }
 
@@ -259,7 +277,10 @@ class Results:
         where = "settings"
         try:
             known = {f.name for f in fields(Settings)}
-            settings = Settings(**{k: v for k, v in (d.get("settings") or {}).items() if k in known})
+            raw = {k: v for k, v in (d.get("settings") or {}).items() if k in known}
+            if isinstance(raw.get("proxy"), dict):
+                raw["proxy"] = ModelConfig(**raw["proxy"])
+            settings = Settings(**raw)
             where = "decision"
             dec = d["decision"]
             decision = SuiteDecision(
@@ -284,6 +305,7 @@ class Results:
                 interrupted=bool(d.get("interrupted", False)),
                 versions=dict(d.get("versions") or {}),
                 notes=tuple(d.get("notes") or ()),
+                proxy=d.get("proxy") or None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)

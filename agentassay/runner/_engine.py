@@ -116,12 +116,16 @@ class Engine:
         progress: Progress | None = None,
         full: bool = False,
         on_trial: Callable[[ScenarioState, TrialOutcome, Trace], None] | None = None,
+        seed_role: str | None = None,
     ) -> None:
         self.suite_name = suite_name
         self.adapter = adapter
         self.settings = settings
         self.states = states
         self.role = role
+        # The seed stream: the role's own, except for paired runs (a proxy model replaying the
+        # target's seeds of `run`, so that row i of both is the same input and seed).
+        self.seed_role = seed_role or role
         self.agent_version = agent_version
         self.run_id = run_id
         self.store = store
@@ -159,7 +163,7 @@ class Engine:
                 return Trace(error=f"the agent raised {_describe(exc)}{at}{suffix}"), attempt
 
     async def _trial(self, state: ScenarioState, index: int) -> tuple[ScenarioState, TrialOutcome, Trace]:
-        seed = trial_seed(self.settings.seed, self.role, state.scenario.name, index)
+        seed = trial_seed(self.settings.seed, self.seed_role, state.scenario.name, index)
         start = time.perf_counter()
         trace, attempts = await self._attempt(state, index, seed)
         wall = time.perf_counter() - start

@@ -16,8 +16,18 @@ class Progress:
     finished trials, so CI logs stay short and readable.
     """
 
-    def __init__(self, planned: int, scenarios: int, *, stream: TextIO | None = None, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        planned: int,
+        scenarios: int,
+        *,
+        stream: TextIO | None = None,
+        enabled: bool = True,
+        phase: str | None = None,
+    ) -> None:
         self.stream = stream or sys.stderr
+        # A phase without a verdict of its own (the proxy's planned trials): lines say so.
+        self.phase = phase
         self.enabled = enabled
         self.planned = max(planned, 1)
         self.scenarios = scenarios
@@ -42,7 +52,9 @@ class Progress:
 
     def scenario_decided(self, name: str, verdict: str, trials: int) -> None:
         self.decided += 1
-        if self.enabled:
+        if self.enabled and self.phase:
+            self._line(f"{self.phase}: {name}: {trials} trials done ({self.decided}/{self.scenarios})")
+        elif self.enabled:
             self._line(f"{name}: {verdict.upper()} after {trials} trials ({self.decided}/{self.scenarios} decided)")
 
     def _draw(self) -> None:
@@ -69,4 +81,7 @@ class Progress:
         if self.tty:
             self.stream.write("\r\033[K")
             self.stream.flush()
-        self._line(f"{self.done} trials finished, {self.decided}/{self.scenarios} scenarios decided")
+        if self.phase:
+            self._line(f"{self.phase}: {self.done} trials finished")
+        else:
+            self._line(f"{self.done} trials finished, {self.decided}/{self.scenarios} scenarios decided")

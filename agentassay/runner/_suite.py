@@ -9,7 +9,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +25,11 @@ from ..results import (
     fingerprint_outcomes,
     fingerprint_plans,
 )
-from ..spec import Suite
+from ..spec import ModelConfig, Suite
 from ..traces import Trace, TraceStore
 from ._engine import Engine, ScenarioState, run_engine
 from ._progress import Progress
+from ._proxy import check_adapter, plan_from_baseline, run_proxy
 
 EXIT_AGENT = 4
 EXIT_SIGNAL = {"SIGINT": 130, "SIGTERM": 143}
@@ -121,15 +122,24 @@ def run_suite(
     entry = entry or suite.agent.entry
     search = [Path.cwd(), suite.root]
     evaluators = {s.name: build_evaluator(s, file=suite.path, search=search) for s in suite.scenarios}
+
+    def load(model: ModelConfig) -> AgentAdapter:
+        factory = suite.agent.factory and entry == suite.agent.entry
+        return load_adapter(entry, factory=factory, model=model, search=search, root=suite.root)
+
     if adapter is None:
-        adapter = load_adapter(
-            entry,
-            factory=suite.agent.factory and entry == suite.agent.entry,
-            model=suite.model,
-            search=search,
-            root=suite.root,
-        )
+        adapter = load(suite.model)
     settings = suite.settings
+    proxy_adapter = None
+    proxy_notes: list[str] = []
+    allocation = None
+    if settings.proxy is not None:
+        check_adapter(suite, adapter)
+        proxy_adapter = load(settings.proxy)
+        if baseline is not None:
+            allocation, proxy_notes = plan_from_baseline(baseline, settings)
+    # With a proxy allocation the target runs only its share; the proxy's trials make up the rest.
+    target_settings = settings if allocation is None else replace(settings, trials=allocation.n_target, max_trials=None)
     role = "check" if baseline is not None else "run"
     counts = baseline.baseline_counts() if baseline is not None else {}
     priors = warm_from.baseline_counts() if warm_from is not None else {}
@@ -140,14 +150,14 @@ def run_suite(
         sample = {n: p.trials for n, (_, p) in plans.items()}
     else:
         sample = dict.fromkeys(names, recording_sample(settings, full=full))
-    limit = settings.trial_cap if settings.errors == "fail" else 2 * settings.trial_cap
+    limit = target_settings.trial_cap if settings.errors == "fail" else 2 * target_settings.trial_cap
     states = {
         s.name: ScenarioState(
             s,
             evaluators[s.name],
             monitor_for(
                 s,
-                settings,
+                target_settings,
                 scenarios=m,
                 baseline=counts.get(s.name),
                 regression=baseline is not None,
@@ -175,11 +185,24 @@ def run_suite(
         on_trial=on_trial,
     )
     outcome = run_engine(engine, handle_signals=handle_signals)
+    proxy = None
+    ready = baseline is None or allocation is not None
+    if proxy_adapter is not None and ready and not (outcome.aborted or outcome.interrupted):
+        proxy = run_proxy(
+            suite, proxy_adapter, evaluators, {n: st.outcomes() for n, st in states.items()},
+            baseline=baseline, allocation=allocation, version=version_key, run_id=run_id, store=store,
+            progress=progress, handle_signals=handle_signals,
+        )
+        outcome = replace(
+            outcome,
+            interrupted=outcome.interrupted or proxy.interrupted,
+            aborted=outcome.aborted or (proxy.aborted and f"proxy model: {proxy.aborted}"),
+        )
 
     verdicts = {name: st.monitor.finish() for name, st in states.items()}
     fps = fingerprint_outcomes(plans, {n: st.outcomes() for n, st in states.items()}, settings)
-    final, decision = decide(verdicts, settings, fps)
-    notes: list[str] = []
+    final, decision = decide(verdicts, settings, fps, proxy.evidence if proxy else None)
+    notes: list[str] = list(proxy_notes)
     if outcome.interrupted:
         notes.append(f"interrupted by {outcome.interrupted}: results cover the trials finished before it")
     if outcome.aborted:
@@ -219,5 +242,6 @@ def run_suite(
         interrupted=bool(outcome.interrupted),
         versions=_versions(),
         notes=tuple(notes),
+        proxy=proxy.info if proxy else None,
     )
     return RunReport(results, outcome.aborted, outcome.interrupted, outcome.wall_s)

@@ -53,10 +53,12 @@ CONFIG_KEYS = (
     "prices",
     "fingerprints",
     "warm_start",
+    "proxy",
 )
 PRICE_KEYS = ("input", "output")
 FINGERPRINT_KEYS = ("enabled", "shift", "trials")
 WARM_START_KEYS = ("enabled", "inflation")
+PROXY_KEYS = ("model", "paired", "min_target")
 REGRESSION_KEYS = ("baseline", "delta")
 AGENT_KEYS = ("entry", "factory", "version")
 MODEL_KEYS = ("provider", "name", "behaviour", "base_url", "api_key_env", "temperature")
@@ -453,7 +455,8 @@ class _Parser:
             self.value(node),
         )
 
-    def model(self, node: yaml.Node) -> ModelConfig:
+    def model(self, node: yaml.Node, where: str = "model") -> ModelConfig:
+        """``model:`` (or ``config.proxy.model``): a provider name or a mapping."""
         if isinstance(node, yaml.ScalarNode):
             v = self.value(node)
             if isinstance(v, str) and v not in PROVIDERS:
@@ -461,22 +464,22 @@ class _Parser:
                 did = f" Did you mean '{best}'?" if best else ""
                 raise self.err(
                     node,
-                    "model",
+                    where,
                     f"unknown provider {v!r}.{did} Valid providers: {', '.join(PROVIDERS)}. "
                     "To choose a model, write a mapping: `model: {provider: openai, name: gpt-4o-mini}`.",
                     expected="one of " + ", ".join(PROVIDERS),
                     got=_describe(v),
                     suggestion=best,
                 )
-            provider = self.choice(node, "model", PROVIDERS)
+            provider = self.choice(node, where, PROVIDERS)
             cfg = ModelConfig(provider=provider)
-            self.check_provider(cfg, node, {})
+            self.check_provider(cfg, node, {}, where)
             return cfg
-        m = self.mapping(node, "model", "a provider name or a mapping (provider, name, ...)")
-        self.check_keys(m, "model", MODEL_KEYS)
+        m = self.mapping(node, where, "a provider name or a mapping (provider, name, ...)")
+        self.check_keys(m, where, MODEL_KEYS)
         kw: dict[str, Any] = {}
         for k, (_, vnode) in m.items():
-            key = f"model.{k}"
+            key = f"{where}.{k}"
             if k == "provider":
                 kw[k] = self.choice(vnode, key, PROVIDERS)
             elif k == "temperature":
@@ -507,17 +510,17 @@ class _Parser:
             else:
                 kw[k] = self.opt_string(vnode, key)
         cfg = ModelConfig(**kw)
-        self.check_provider(cfg, node, m)
+        self.check_provider(cfg, node, m, where)
         return cfg
 
     def check_provider(
-        self, cfg: ModelConfig, node: yaml.Node, m: dict[str, tuple[yaml.Node, yaml.Node]]
+        self, cfg: ModelConfig, node: yaml.Node, m: dict[str, tuple[yaml.Node, yaml.Node]], where: str = "model"
     ) -> None:
         at = m["provider"][1] if "provider" in m else node
         if cfg.provider != "offline" and not cfg.name:
             raise self.err(
                 at,
-                "model.name",
+                f"{where}.name",
                 f"required for provider '{cfg.provider}'. Add `name:` with the model to use, e.g. `name: gpt-4o-mini`.",
                 expected="a model name",
                 got="nothing",
@@ -527,7 +530,7 @@ class _Parser:
                 if getattr(cfg, k) is None:
                     raise self.err(
                         at,
-                        f"model.{k}",
+                        f"{where}.{k}",
                         f"required for provider 'openai-compatible'. Add `{k}:`, e.g. `{k}: {example}`.",
                         expected=k,
                         got="nothing",
@@ -565,7 +568,21 @@ class _Parser:
                 kw.update(self.switch(vnode, key, FINGERPRINT_KEYS, "fingerprints"))
             elif k == "warm_start":
                 kw.update(self.switch(vnode, key, WARM_START_KEYS, "warm_start"))
+            elif k == "proxy":
+                kw.update(self.proxy(vnode))
         settings = Settings(**kw)
+
+        if settings.proxy is not None and settings.method != "fixed":
+            at = m["method"][1] if "method" in m else m["proxy"][1]
+            raise self.err(
+                at,
+                "config.method" if "method" in m else "config.proxy",
+                "config.proxy needs `method: fixed`: the proxy's evidence is merged with the target's by "
+                "combining p-values (weighted Stouffer), and sequential tests give no p-value. Set "
+                "`method: fixed` or remove `proxy:` (docs/multifidelity.md).",
+                expected="method 'fixed' with a proxy",
+                got=f"method {settings.method!r}",
+            )
 
         if settings.max_trials is not None and settings.max_trials < settings.trials:
             vnode = m["max_trials"][1]
@@ -629,6 +646,28 @@ class _Parser:
                 out["warm_inflation"] = self.number(
                     vnode, sub, "a factor >= 1 on beta (the worst-case miss rate allowed)", lambda x: x >= 1
                 )
+        return out
+
+    def proxy(self, node: yaml.Node) -> dict[str, Any]:
+        """``config.proxy``: a cheaper model whose trials stand in for some of the target's."""
+        if self.is_null(node):
+            return {}
+        m = self.mapping(node, "config.proxy", "a mapping with model (required), paired, min_target")
+        self.check_keys(m, "config.proxy", PROXY_KEYS)
+        if "model" not in m:
+            raise self.err(
+                node,
+                "config.proxy.model",
+                "required: the cheaper model, written like the top-level `model:`, e.g. "
+                "`model: {provider: openai, name: gpt-4.1-nano}`.",
+                expected="a model",
+                got="nothing",
+            )
+        out: dict[str, Any] = {"proxy": self.model(m["model"][1], "config.proxy.model")}
+        if "paired" in m:
+            out["proxy_paired"] = self.integer(m["paired"][1], "config.proxy.paired", 3)
+        if "min_target" in m:
+            out["proxy_min_target"] = self.integer(m["min_target"][1], "config.proxy.min_target", 1)
         return out
 
     def regression(self, node: yaml.Node) -> dict[str, Any]:

@@ -122,6 +122,11 @@ class Settings:
     # Warm start of the threshold SPRT from recorded trials (`run --warm-start`).
     warm_start: bool = True
     warm_inflation: float = 1.5  # worst-case miss rate allowed, as a multiple of beta
+    # A cheaper proxy model (docs/multifidelity.md): `run` pairs it with the target to estimate rho,
+    # `check` spends proxy trials instead of some target trials (fixed method only).
+    proxy: ModelConfig | None = None
+    proxy_paired: int = 20  # paired runs per scenario (same seed on both models) that estimate rho
+    proxy_min_target: int = 10  # target trials per scenario the allocation never goes below
 
     @property
     def trial_cap(self) -> int:

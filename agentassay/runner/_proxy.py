@@ -1,0 +1,244 @@
+"""Proxy-model trials (``config.proxy``; docs/multifidelity.md): paired runs, the plan, separate runs.
+
+``run`` (recording a baseline): after the target's trials, the proxy replays the target's first
+``paired`` seeds of each scenario (paired runs: same input, same seed) and rho is measured on
+them — pass bit and fingerprint features, pooled over scenarios, so it reflects how the two models
+move together across the suite's inputs. With rho and the USD per trial of each model the
+cost-optimal allocation is fixed, and the proxy then runs its planned trials per scenario on seeds
+of its own: the baseline's proxy arm.
+
+``check`` re-derives the allocation from the baseline's rho and costs (so the candidate cannot
+move it), runs the target's share and then the proxy's share on fresh seeds, and hands the counts
+to the gate, which combines the two p-values (gate/_proxy.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..adapters import AgentAdapter
+from ..evaluators import Evaluator
+from ..gate import ProxyEvidence, ThresholdFixed, proxy_allocation_for
+from ..gate._fingerprints import EXCLUDED
+from ..results import Results, TrialOutcome
+from ..spec import Settings, SpecError, Suite
+from ..stats import ProxyAllocation, fidelity_correlation
+from ..traces import TraceStore
+from ._engine import Engine, EngineOutcome, ScenarioState, run_engine
+from ._progress import Progress
+
+PHASES = {
+    "proxy-paired": "proxy, paired runs",
+    "proxy-run": "proxy, baseline trials",
+    "proxy-check": "proxy, candidate trials",
+}
+
+
+@dataclass
+class ProxyRun:
+    """What the proxy phase produced: the results file's ``proxy`` section and the gate's input."""
+
+    info: dict[str, Any] = field(default_factory=dict)
+    evidence: ProxyEvidence | None = None
+    interrupted: str | None = None
+    aborted: str | None = None
+
+
+def check_adapter(suite: Suite, adapter: AgentAdapter) -> None:
+    """A model drives only Agents SDK agents: a proxy for a plain callable would be the target again."""
+    if suite.settings.proxy is not None and adapter.name != "openai-agents":
+        raise SpecError(
+            f"config.proxy sets a model, but the agent is a {adapter.name} agent, which chooses its own "
+            "model. A proxy model drives only OpenAI Agents SDK agents: remove `proxy:` from config.",
+            file=str(suite.path) if suite.path else None,
+            key="config.proxy",
+            expected="an Agents SDK agent",
+            got=f"a {adapter.name} agent",
+        )
+
+
+def usd_per_trial(trials: Iterable[TrialOutcome]) -> float | None:
+    usd = [t.usd for t in trials if t.usd is not None]
+    return sum(usd) / len(usd) if usd else None
+
+
+def paired_rho(
+    target: dict[str, tuple[TrialOutcome, ...]], proxy: dict[str, tuple[TrialOutcome, ...]]
+) -> tuple[float | None, int]:
+    """rho of Def. 7.7 from paired runs (same scenario and seed), pooled over scenarios.
+
+    Columns: the pass bit and every fingerprint feature the gate tests (latency and input tokens
+    left out, as there). Rows with an error or an excluded outcome on either side are dropped.
+    Returns (rho, rows); rho is None with fewer than 3 rows.
+    """
+    rows_t: list[dict[str, float]] = []
+    rows_p: list[dict[str, float]] = []
+    for name, trials in proxy.items():
+        by_index = {t.index: t for t in target.get(name, ())}
+        for p in trials:
+            t = by_index.get(p.index)
+            if t is None or t.error or p.error or t.passed is None or p.passed is None:
+                continue
+            for rows, trial in ((rows_t, t), (rows_p, p)):
+                rec = {k: v for k, v in (trial.fingerprint or {}).items() if k not in EXCLUDED}
+                rows.append({**rec, "passed": float(trial.passed)})
+    if len(rows_t) < 3:
+        return None, len(rows_t)
+    names = sorted({k for rows in (rows_t, rows_p) for r in rows for k in r})
+    matrix = [[[float(r.get(k, 0.0)) for k in names] for r in rows] for rows in (rows_t, rows_p)]
+    return fidelity_correlation(matrix[0], matrix[1]), len(rows_t)
+
+
+def plan_from_baseline(baseline: Results, settings: Settings) -> tuple[ProxyAllocation | None, list[str]]:
+    """The allocation ``check`` uses: the baseline's rho and costs, the candidate's settings."""
+    info = baseline.proxy or {}
+    if not info.get("scenarios"):
+        return None, [
+            "config.proxy is set but the baseline has no proxy trials: record it again with `agentassay run` "
+            "and the proxy configured; the target ran alone"
+        ]
+    alloc = proxy_allocation_for(info.get("rho"), info.get("cost_target"), info.get("cost_proxy"), settings)
+    if alloc is None:
+        return None, ["the baseline's proxy has no rho or no price, so no proxy allocation; the target ran alone"]
+    if not alloc.proxy_pays:
+        return None, [f"proxy not used: {alloc.explain()}"]
+    return alloc, []
+
+
+def _phase(
+    suite: Suite,
+    adapter: AgentAdapter,
+    evaluators: dict[str, Evaluator],
+    caps: dict[str, int],
+    *,
+    role: str,
+    seed_role: str | None,
+    version: str,
+    run_id: str,
+    store: TraceStore | None,
+    progress: bool,
+    handle_signals: bool,
+) -> EngineOutcome:
+    """Run ``caps[name]`` proxy trials of each scenario (the count is the plan; no test stops them)."""
+    settings = suite.settings
+    states = {}
+    for s in suite.scenarios:
+        cap = caps.get(s.name, 0)
+        if cap <= 0:
+            continue
+        monitor = ThresholdFixed(cap, (), threshold=settings.threshold, alpha=settings.alpha)
+        limit = cap if settings.errors == "fail" else 2 * cap
+        states[s.name] = ScenarioState(s, evaluators[s.name], monitor, limit)
+    engine = Engine(
+        suite_name=suite.name,
+        adapter=adapter,
+        settings=settings,
+        states=states,
+        role=role,
+        seed_role=seed_role,
+        agent_version=version,
+        run_id=run_id,
+        store=store,
+        progress=Progress(sum(caps.values()), len(states), enabled=progress, phase=PHASES[role]),
+    )
+    return run_engine(engine, handle_signals=handle_signals)
+
+
+def run_proxy(
+    suite: Suite,
+    adapter: AgentAdapter,
+    evaluators: dict[str, Evaluator],
+    target: dict[str, tuple[TrialOutcome, ...]],
+    *,
+    baseline: Results | None,
+    allocation: ProxyAllocation | None,
+    version: str,
+    run_id: str,
+    store: TraceStore | None,
+    progress: bool,
+    handle_signals: bool,
+) -> ProxyRun:
+    """The proxy's trials after the target's: paired runs and the arm (``run``) or the arm (``check``)."""
+    settings = suite.settings
+    assert settings.proxy is not None
+    model_label = getattr(adapter, "model_label", None)
+    out = ProxyRun({"model": asdict(settings.proxy), "label": model_label, "notes": []})
+
+    # Filed under a version of its own, so the store never mixes the proxy's traces with the target's.
+    proxy_version = f"{version}+proxy:{model_label or settings.proxy.provider}"
+
+    def phase(caps: dict[str, int], role: str, seed_role: str | None = None) -> EngineOutcome:
+        return _phase(
+            suite, adapter, evaluators, caps, role=role, seed_role=seed_role, version=proxy_version, run_id=run_id,
+            store=store, progress=progress, handle_signals=handle_signals,
+        )
+
+    if baseline is None:  # recording: paired runs first, then the plan, then the arm
+        caps = {n: min(settings.proxy_paired, len(trials)) for n, trials in target.items()}
+        paired = phase(caps, "proxy-paired", "run")
+        out.interrupted, out.aborted = paired.interrupted, paired.aborted
+        proxy_paired = {n: st.outcomes() for n, st in paired.states.items()}
+        rho, rows = paired_rho(target, proxy_paired)
+        cost_t = usd_per_trial(t for trials in target.values() for t in trials)
+        cost_p = usd_per_trial(t for trials in proxy_paired.values() for t in trials)
+        alloc = proxy_allocation_for(rho, cost_t, cost_p, settings)
+        out.info |= {
+            "rho": rho,
+            "paired_rows": rows,
+            "paired": {n: [[t.index, t.passed] for t in trials] for n, trials in proxy_paired.items()},
+            "cost_target": cost_t,
+            "cost_proxy": cost_p,
+            "paired_usd": _usd(proxy_paired.values()),
+            "allocation": None if alloc is None else alloc.to_dict(),
+        }
+        if rho is None:
+            out.info["notes"].append(f"rho needs at least 3 paired runs without errors; got {rows}")
+        elif cost_t is None or cost_p is None:
+            out.info["notes"].append(
+                "no proxy allocation: price both models in config.prices (the model names the traces report: "
+                f"target and {model_label!r})"
+            )
+        if out.interrupted or out.aborted or alloc is None or not alloc.proxy_pays:
+            if alloc is not None and not alloc.proxy_pays:
+                out.info["notes"].append(f"proxy not used: {alloc.explain()}")
+            return out
+        arm_caps = dict.fromkeys(target, alloc.n_proxy)
+        role = "proxy-run"
+    else:
+        assert allocation is not None
+        base = baseline.proxy or {}
+        out.info |= {k: base.get(k) for k in ("rho", "paired_rows", "cost_target", "cost_proxy")}
+        out.info["allocation"] = allocation.to_dict()
+        arm_caps = dict.fromkeys(target, allocation.n_proxy)
+        role = "proxy-check"
+
+    arm = phase(arm_caps, role)
+    out.interrupted, out.aborted = arm.interrupted, arm.aborted
+    trials = {n: st.outcomes() for n, st in arm.states.items()}
+    out.info["scenarios"] = {
+        n: {
+            "passes": sum(1 for t in ts if t.passed),
+            "trials": sum(1 for t in ts if t.passed is not None),
+            "errors": sum(1 for t in ts if t.error),
+            "usd": _usd([ts]),
+        }
+        for n, ts in trials.items()
+    }
+    arm_usd = _usd(trials.values())
+    out.info["usd"] = arm_usd if baseline is not None else _sum(out.info["paired_usd"], arm_usd)
+    if baseline is not None:
+        out.evidence = ProxyEvidence.from_sections(baseline.proxy, out.info)
+    return out
+
+
+def _usd(batches: Iterable[Iterable[TrialOutcome]]) -> float | None:
+    usd = [t.usd for trials in batches for t in trials if t.usd is not None]
+    return round(math.fsum(usd), 6) if usd else None
+
+
+def _sum(*values: float | None) -> float | None:
+    present = [v for v in values if v is not None]
+    return round(math.fsum(present), 6) if present else None

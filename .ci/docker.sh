@@ -23,7 +23,9 @@
 #   AGENTASSAY_DOCKER_CACHE    where the debootstrap tarball is cached; default
 #                              $AGENTASSAY_DOCKER_DIR/cache (point it at a CI
 #                              cache directory to skip debootstrap next time)
-#   AGENTASSAY_DOCKER_DRIVER   force a storage driver (default: overlay2, then vfs)
+#   AGENTASSAY_DOCKER_DRIVER   force a storage driver (default: overlay2, then
+#                              vfs if dockerd rejects overlay2; the one in use
+#                              is printed and written to $STATE_DIR/storage-driver)
 #   AGENTASSAY_DOCKER_TIMEOUT  seconds to wait for dockerd to answer (default 60)
 #   AGENTASSAY_DEBIAN_MIRROR   Debian mirror for debootstrap (default: the one
 #                              this machine's apt sources use for bookworm)
@@ -120,15 +122,36 @@ ensure_packages() {
 
 # ------------------------------------------------------------------ dockerd --
 
+# A previous dockerd of ours that died hard (SIGKILL, OOM) leaves its
+# supervised containerd's pidfile in the exec root. If that PID is a zombie
+# (nobody reaped it) or an orphaned containerd, a new dockerd believes
+# "containerd is still running", waits for its socket and fails with
+# "timeout waiting for containerd to start". Clear that state first.
+clear_stale_containerd() {
+    local cpidfile="$EXEC_ROOT/containerd/containerd.pid" cpid
+    [[ -s "$cpidfile" ]] || return 0
+    cpid="$(cat "$cpidfile")"
+    if [[ "$cpid" =~ ^[0-9]+$ ]] && is_alive "$cpid" \
+        && [[ "$(cat "/proc/$cpid/comm" 2>/dev/null)" == containerd ]] \
+        && tr '\0' ' ' <"/proc/$cpid/cmdline" | grep -qF "$EXEC_ROOT/containerd/"; then
+        log "stopping containerd $cpid orphaned by a previous dockerd of ours"
+        stop_pid "$cpid"
+    fi
+    rm -f "$cpidfile"
+}
+
 # Start dockerd with storage driver $1 and wait until it answers.
-# Returns 0 when it answers, 1 if it died or did not answer in time
-# (in which case it is stopped again).
+# Returns 0 when it answers; 1 if it exited because of the storage driver
+# (worth trying the next one); 2 on any other failure (log tail printed,
+# daemon stopped again).
 start_dockerd() {
-    local driver="$1" pid waited=0 t0
+    local driver="$1" pid waited=0 t0 logstart
     rm -f "$SOCK" "$PIDFILE"
     mkdir -p "$DATA_ROOT" "$EXEC_ROOT"
+    clear_stale_containerd
     log "starting dockerd (storage driver $driver), log: $LOG"
     printf '\n===== %s: dockerd --storage-driver %s =====\n' "$(date -Is)" "$driver" >>"$LOG"
+    logstart="$(wc -l <"$LOG")"
     # Flags:
     #   --host unix://$SOCK      private socket: no clash with a system dockerd
     #                            on /var/run/docker.sock, no TCP exposure.
@@ -140,7 +163,9 @@ start_dockerd() {
     #                            (containers without it get loopback only).
     #   --iptables=false / --ip-masq=false  do not touch the host firewall
     #                            (no bridge => no NAT rules needed).
-    #   --ip-forward=false        do not flip the host's net.ipv4.ip_forward.
+    #   --ip-forward=false        do not flip the host's net.ipv4.ip_forward
+    #                            (cost: `docker run` without --network=host
+    #                            prints "WARNING: IPv4 forwarding is disabled").
     #   --storage-driver          overlay2 is fast; vfs (full copies) is the
     #                            fallback that works on any filesystem.
     # setsid + </dev/null + log redirection: detach the daemon from this
@@ -167,16 +192,21 @@ start_dockerd() {
         fi
         if ! is_alive "$pid"; then
             log "dockerd with storage driver $driver exited; log tail:"
-            tail -n 15 "$LOG" >&2 || true
-            return 1
+            tail -n +"$((logstart + 1))" "$LOG" | tail -n 15 >&2 || true
+            # Only a storage-driver failure justifies trying another driver;
+            # anything else (e.g. containerd trouble) would just repeat.
+            if tail -n +"$((logstart + 1))" "$LOG" | grep -q 'graphdriver'; then
+                return 1
+            fi
+            return 2
         fi
         sleep 0.5
         waited=$((waited + 1))
     done
     log "dockerd with storage driver $driver did not answer within ${TIMEOUT}s; log tail:"
-    tail -n 40 "$LOG" >&2 || true
+    tail -n +"$((logstart + 1))" "$LOG" | tail -n 40 >&2 || true
     stop_pid "$pid"
-    return 1
+    return 2
 }
 
 # SIGTERM, wait up to 30s, then SIGKILL.
@@ -187,12 +217,12 @@ stop_pid() {
         is_alive "$pid" || return 0
         sleep 0.5
     done
-    log "dockerd $pid ignored SIGTERM for 30s; sending SIGKILL"
+    log "process $pid ignored SIGTERM for 30s; sending SIGKILL"
     kill -9 "$pid" 2>/dev/null || true
 }
 
 ensure_engine() {
-    local pid driver drivers=()
+    local pid driver rc drivers=(overlay2 vfs)
     if engine_answers; then
         log "reusing the dockerd already answering on $SOCK"
         return 0
@@ -209,35 +239,36 @@ ensure_engine() {
         log "dockerd $pid never answered; restarting it"
         stop_pid "$pid"
     fi
+    # overlay2 is always tried first (a failed attempt costs well under a
+    # second: dockerd exits at graphdriver init), so one odd failure never
+    # pins a state dir to the slow vfs driver.
     if [[ -n "${AGENTASSAY_DOCKER_DRIVER:-}" ]]; then
         drivers=("$AGENTASSAY_DOCKER_DRIVER")
-    elif [[ -s "$DRIVER_FILE" ]]; then
-        # Whatever worked last time on this state dir first (skips a doomed
-        # overlay2 attempt on machines where it fails), then the usual order.
-        driver="$(cat "$DRIVER_FILE")"
-        drivers=("$driver")
-        [[ "$driver" == overlay2 ]] || drivers+=(overlay2)
-        [[ "$driver" == vfs ]] || drivers+=(vfs)
-    else
-        drivers=(overlay2 vfs)
     fi
     for driver in "${drivers[@]}"; do
-        if start_dockerd "$driver"; then
-            echo "$driver" >"$DRIVER_FILE"
-            return 0
-        fi
-        log "storage driver $driver failed"
+        rc=0
+        start_dockerd "$driver" || rc=$?
+        ((rc == 0)) || unmount_leftovers   # the dead daemon's mounts
+        case "$rc" in
+            0)
+                echo "$driver" >"$DRIVER_FILE"   # for information only
+                return 0 ;;
+            1) log "storage driver $driver is not usable here" ;;
+            *) die "dockerd failed to start for a reason other than the storage driver (full log: $LOG)" ;;
+        esac
     done
     die "could not start dockerd with any of: ${drivers[*]} (full log: $LOG)"
 }
 
 # ---------------------------------------------------------- stand-in image --
 
-# Debian mirror for debootstrap: the URI this machine's apt sources use for
-# $SUITE (deb822 *.sources first, then one-line *.list), else deb.debian.org.
+# The Debian mirror URI this machine's apt sources use for suite $1 (default
+# $SUITE): deb822 *.sources first, then one-line *.list, else $2 (default
+# http://deb.debian.org/debian). Used for debootstrap and the image's sources.
 detect_mirror() {
+    local suite="${1:-$SUITE}" fallback="${2:-http://deb.debian.org/debian}"
     local uri="" files=()
-    if [[ -n "${AGENTASSAY_DEBIAN_MIRROR:-}" ]]; then
+    if [[ -n "${AGENTASSAY_DEBIAN_MIRROR:-}" && "$suite" == "$SUITE" ]]; then
         echo "$AGENTASSAY_DEBIAN_MIRROR"
         return
     fi
@@ -245,8 +276,8 @@ detect_mirror() {
     files=(/etc/apt/sources.list.d/*.sources)
     if ((${#files[@]})); then
         # Paragraph mode: one stanza per record. Take the first URI of the
-        # first enabled "deb" stanza whose Suites list contains $SUITE.
-        uri="$(awk -v s="$SUITE" '
+        # first enabled "deb" stanza whose Suites list contains $suite.
+        uri="$(awk -v s="$suite" '
             BEGIN { RS = ""; FS = "\n" }
             {
                 types = ""; uris = ""; suites = ""; enabled = "yes"
@@ -266,7 +297,7 @@ detect_mirror() {
         files=(/etc/apt/sources.list /etc/apt/sources.list.d/*.list)
         if ((${#files[@]})); then
             # "deb [options] URI SUITE COMPONENTS..."
-            uri="$(awk -v s="$SUITE" '
+            uri="$(awk -v s="$suite" '
                 $1 == "deb" {
                     i = 2
                     if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
@@ -277,7 +308,7 @@ detect_mirror() {
     shopt -u nullglob
     # debootstrap understands http(s):// and file:// only (not mirror+file:, cdrom:).
     if [[ ! "$uri" =~ ^(https?|file):// ]]; then
-        uri="http://deb.debian.org/debian"
+        uri="$fallback"
     fi
     echo "${uri%/}"
 }
@@ -303,9 +334,11 @@ cleanup() {
 trap cleanup EXIT
 
 # Build (or reuse) the cached debootstrap rootfs tarball; path -> $TARBALL.
-# (A global, not $(...): a command substitution subshell would not run the
-# EXIT trap that cleans up a half-built rootfs when debootstrap fails.)
+# When it was just built, the still-unpacked tree is left in $FRESH_ROOTFS
+# (saves re-extracting it). Globals, not $(...): a command substitution
+# subshell would not run the EXIT trap that removes a half-built rootfs.
 TARBALL=""
+FRESH_ROOTFS=""
 rootfs_tarball() {
     local key tarball work mirror t0
     key="$(printf '%s %s' "$SUITE" "$INCLUDE_PKGS" | md5sum | cut -c1-8)"
@@ -333,15 +366,16 @@ rootfs_tarball() {
     # Slim it like the official images: no downloaded .debs, no apt lists
     # (a Dockerfile runs `apt-get update` before installing anyway).
     rm -rf "$work"/var/cache/apt/archives/*.deb "$work"/var/cache/apt/*.bin \
-        "$work"/var/lib/apt/lists/* "$work"/var/log/* "$work"/debootstrap
+        "$work"/var/lib/apt/lists/* "$work"/debootstrap
+    find "$work/var/log" -type f -delete    # keep the dirs apt/dpkg expect
     # Leave /dev, /proc, /sys empty: Docker provides them at run time.
     tar --numeric-owner -C "$work" \
         --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' \
         -cf "$tarball.tmp" .
     mv "$tarball.tmp" "$tarball"     # atomic: a killed run leaves no half cache
-    safe_rm_tree "$work"
     log "cached rootfs: $tarball ($(du -h "$tarball" | cut -f1))"
     TARBALL="$tarball"
+    FRESH_ROOTFS="$work"             # removed by ensure_image / the EXIT trap
 }
 
 # Host pip settings worth carrying into the image: network ones only
@@ -441,7 +475,9 @@ customize_rootfs() {
     sed 's/^/    /' "$root/etc/pip.conf" >&2
     # apt sources like the official bookworm images (deb822, with updates and
     # security), using the same mirror as debootstrap for the main archive.
-    local mirror; mirror="$(detect_mirror)"
+    local mirror security
+    mirror="$(detect_mirror "$SUITE")"
+    security="$(detect_mirror "$SUITE-security" http://deb.debian.org/debian-security)"
     rm -f "$root/etc/apt/sources.list"
     mkdir -p "$root/etc/apt/sources.list.d"
     cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
@@ -452,7 +488,7 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb
-URIs: http://deb.debian.org/debian-security
+URIs: $security
 Suites: $SUITE-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -467,12 +503,18 @@ ensure_image() {
         log "image $IMAGE already present"
         return 0
     fi
-    local stage t0 pyver
+    local stage t0 pyver old_id
+    # On a forced rebuild, the replaced image would linger untagged.
+    old_id="$(dk image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null || true)"
     rootfs_tarball
-    stage="$(mktemp -d "$STATE_DIR/stage.XXXXXX")"
-    TMP_DIRS+=("$stage")
     t0="$(now)"
-    tar --numeric-owner -C "$stage" -xf "$TARBALL"
+    if [[ -n "$FRESH_ROOTFS" ]]; then
+        stage="$FRESH_ROOTFS"        # just debootstrapped: customize in place
+    else
+        stage="$(mktemp -d "$STATE_DIR/stage.XXXXXX")"
+        TMP_DIRS+=("$stage")
+        tar --numeric-owner -C "$stage" -xf "$TARBALL"
+    fi
     customize_rootfs "$stage"
     # Running the target's own interpreter needs no mounts (no /proc needed).
     pyver="$(chroot "$stage" /usr/bin/python3 -c 'import platform; print(platform.python_version())')"
@@ -484,7 +526,8 @@ ensure_image() {
     #   SSL_CERT_FILE / REQUESTS_CA_BUNDLE  make non-pip clients (requests,
     #       httpx, urllib) use the bundle with the host's CAs, as on the host.
     #   LABEL  so anyone can tell this is the stand-in, not Docker Hub's image.
-    tar --numeric-owner -C "$stage" -c . | dk import \
+    tar --numeric-owner -C "$stage" \
+        --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' -c . | dk import \
         --change 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' \
         --change 'ENV LANG=C.UTF-8' \
         --change "ENV PYTHON_VERSION=$pyver" \
@@ -496,6 +539,10 @@ ensure_image() {
         --message "agentassay stand-in for $IMAGE (debootstrap $SUITE)" \
         - "$IMAGE" >/dev/null
     log "docker import took $(elapsed "$t0")s"
+    if [[ -n "$old_id" ]]; then
+        # Fails harmlessly if images built FROM it still exist.
+        dk image rm "$old_id" >/dev/null 2>&1 || true
+    fi
     safe_rm_tree "$stage"
     # Smoke test: interpreter, pip and venv present; no network needed.
     dk run --rm --network=none "$IMAGE" sh -ec \
@@ -547,6 +594,7 @@ cmd_down() {
             log "a dockerd answers on $SOCK but was not started by this script (no live pidfile); leaving it"
         else
             log "no dockerd of ours is running"
+            unmount_leftovers
         fi
         rm -f "$PIDFILE"
         return 0

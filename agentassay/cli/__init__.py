@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from ._run import check, compare, demo, run
+from ._run import check, compare, demo, merge, run
 from ._stats import stats
 
 EXIT_USAGE = 3
@@ -24,7 +24,7 @@ def cli() -> None:
     """AgentAssay: did our agent get worse? Stochastic regression testing for LLM agents."""
 
 
-for _command in (run, check, compare, demo, stats):
+for _command in (run, check, compare, merge, demo, stats):
     cli.add_command(_command)
 
 

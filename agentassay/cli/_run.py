@@ -1,4 +1,4 @@
-"""``agentassay run / check / compare / demo``: run agents as stochastic trials and decide.
+"""``agentassay run / check / compare / merge / demo``: run agents as stochastic trials and decide.
 
 Everything heavy (numpy, scipy, the agent's framework) is imported inside the commands.
 """
@@ -73,6 +73,40 @@ def _emit(report: Any, output: Path | None, as_json: bool, quiet: bool) -> int:
     return int(report.exit_code)
 
 
+class ShardType(click.ParamType):
+    """``I/N``: run shard I of N (1 <= I <= N) of the suite's scenarios, e.g. a CI matrix entry."""
+
+    name = "I/N"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[int, int]:
+        if isinstance(value, tuple):
+            return value
+        index, sep, count = str(value).strip().partition("/")
+        try:
+            i, n = int(index), int(count)
+        except ValueError:
+            i = n = None
+        if not sep or i is None or n is None:
+            self.fail(f"{value!r} is not I/N with whole numbers I and N (e.g. --shard 2/4)", param, ctx)
+        if n < 1:
+            self.fail(f"{value!r}: the shard count N must be at least 1", param, ctx)
+        if not 1 <= i <= n:
+            self.fail(f"{value!r}: the shard index I must be between 1 and N = {n}", param, ctx)
+        return i, n
+
+
+def _not_a_shard(results: Any, path: Path, role: str) -> None:
+    """A shard's file is never a whole baseline or candidate: its levels and Holm assume the others."""
+    if results.shard is not None:
+        from ..results import ResultsError
+
+        s = results.shard
+        raise ResultsError(
+            f"{path}: shard {s.get('index')}/{s.get('count')} of a suite, not a whole {role}; combine the shards "
+            "first with `agentassay merge SHARD_FILE... -o FILE`"
+        )
+
+
 def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the results file here."),
@@ -83,6 +117,11 @@ def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--seed", type=int, help="Override config.seed."),
         click.option("--method", type=click.Choice(["sprt", "fixed"]), help="Override config.method."),
         click.option("--full", is_flag=True, help="Run every scenario to its trial cap even after it is decided (for baselines)."),
+        click.option(
+            "--shard", type=ShardType(), default=None,
+            help="Run only shard I of N (scenario k, 0-based, is in shard k mod N + 1) at the levels of the "
+            "whole suite; combine the N results files with `agentassay merge`.",
+        ),
         click.option(
             "--store", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_STORE, show_default=True,
             help="SQLite trace store receiving every trial as it finishes.",
@@ -122,6 +161,8 @@ def _execute(
             return EXIT_USAGE
         baseline_path = Path(suite.settings.baseline)
     baseline = load_results(baseline_path) if baseline_path is not None else None
+    if baseline is not None and baseline_path is not None:
+        _not_a_shard(baseline, baseline_path, "baseline")
     prior = load_results(warm_start) if warm_start is not None else None
     store = None if opts["no_store"] else TraceStore(opts["store"])
     try:
@@ -134,6 +175,7 @@ def _execute(
             version=opts["agent_version"],
             full=opts["full"],
             progress=not opts["quiet"] and not opts["as_json"],
+            shard=opts["shard"],
         )
     finally:
         if store is not None:
@@ -191,7 +233,41 @@ def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: b
     from ..results import compare_results, load_results
     from ..runner import RunReport
 
-    results = compare_results(load_results(base), load_results(cand))
+    base_results, cand_results = load_results(base), load_results(cand)
+    _not_a_shard(base_results, base, "baseline")
+    _not_a_shard(cand_results, cand, "candidate")
+    results = compare_results(base_results, cand_results)
+    return _emit(RunReport(results), output, as_json, quiet)
+
+
+@click.command()
+@click.argument("shards", nargs=-1, required=True, metavar="SHARD_FILE...", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="The baseline results file the shards of `check` were checked against (required for them).",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+    help="Write the merged results file here.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the merged results file instead of the table.")
+@click.option("-q", "--quiet", is_flag=True, help="No table.")
+@_handle_errors
+def merge(shards: tuple[Path, ...], baseline: Path | None, output: Path, as_json: bool, quiet: bool) -> int:
+    """Combine the results files of all N shards (`run`/`check --shard I/N`) into one, and decide.
+
+    Every verdict is re-derived from the trials over all scenarios (Holm and the decision span the
+    whole suite), so the result is what one unsharded run would have decided. Exit codes as `check`
+    (0 deploy, 1 block, 2 manual); 3 when a shard is missing, repeated or from another suite.
+    """
+    from ..results import load_results, merge_results
+    from ..runner import RunReport
+
+    loaded = [load_results(p) for p in shards]
+    base = load_results(baseline) if baseline is not None else None
+    results = merge_results(
+        loaded, baseline=base, sources=[str(p) for p in shards], baseline_source=str(baseline)
+    )
     return _emit(RunReport(results), output, as_json, quiet)
 
 

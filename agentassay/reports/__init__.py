@@ -1,5 +1,21 @@
 """Reports rendered from a results file (terminal today; PR Markdown, HTML and JUnit follow)."""
 
+from ._markdown import (
+    MARKER,
+    escape_markdown,
+    escape_markdown_cell,
+    render_job_summary,
+    render_pr_comment,
+    secret_values,
+)
 from ._terminal import render_table
 
-__all__ = ["render_table"]
+__all__ = [
+    "MARKER",
+    "escape_markdown",
+    "escape_markdown_cell",
+    "render_job_summary",
+    "render_pr_comment",
+    "render_table",
+    "secret_values",
+]

@@ -173,7 +173,7 @@ class ScenarioResult:
 
 @dataclass(frozen=True)
 class Results:
-    kind: str  # "run" | "check" | "compare"
+    kind: str  # "run" | "check" | "compare" (a merge of shards keeps the shards' kind)
     suite: dict[str, Any]
     agent: dict[str, Any]
     settings: Settings
@@ -188,6 +188,9 @@ class Results:
     # config.proxy (docs/multifidelity.md): model, rho from paired runs, costs, allocation, and the
     # proxy's per-scenario counts on seeds of its own. None without a proxy.
     proxy: dict[str, Any] | None = None
+    # ``--shard i/n`` (docs/runner.md, "Sharding"): {"index", "count", "scenarios_total",
+    # "suite_sha256"}, what ``agentassay merge`` checks before combining. None: the whole suite.
+    shard: dict[str, Any] | None = None
 
     def scenario(self, name: str) -> ScenarioResult | None:
         return next((s for s in self.scenarios if s.name == name), None)
@@ -250,6 +253,7 @@ class Results:
             "savings": self.savings(),
             "notes": list(self.notes),
             "proxy": self.proxy,
+            "shard": self.shard,
             "scenarios": [s.to_dict() for s in self.scenarios],
         }
 
@@ -306,6 +310,7 @@ class Results:
                 versions=dict(d.get("versions") or {}),
                 notes=tuple(d.get("notes") or ()),
                 proxy=d.get("proxy") or None,
+                shard=d.get("shard") or None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)

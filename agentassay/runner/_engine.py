@@ -93,6 +93,7 @@ class EngineOutcome:
     finished_at: str
     interrupted: str | None = None  # "SIGINT" / "SIGTERM" when stopped by a signal
     aborted: str | None = None  # why the run was abandoned (the agent could not be run)
+    budget: str | None = None  # set when config.budget_usd stopped new trials
     wall_s: float = 0.0
 
 
@@ -133,6 +134,7 @@ class Engine:
         self.full = full
         self.on_trial = on_trial
         self._stop: str | None = None
+        self._spent = 0.0  # USD of finished trials, against settings.budget_usd
         self._ok = 0
         self._errored = 0
         self._first_error: str | None = None
@@ -205,6 +207,7 @@ class Engine:
     # -- bookkeeping ---------------------------------------------------------------------------
     def _record(self, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
         state.finished[outcome.index] = outcome
+        self._spent += outcome.usd or 0.0
         if self.store is not None:
             self.store.add(
                 trace,
@@ -257,6 +260,11 @@ class Engine:
     def stop(self, reason: str) -> None:
         self._stop = reason
 
+    def _over_budget(self) -> bool:
+        """No new trial once the finished ones cost the budget; trials in flight still finish (they are paid)."""
+        budget = self.settings.budget_usd
+        return budget is not None and self._spent >= budget
+
     # -- the loop ------------------------------------------------------------------------------
     async def run(self) -> EngineOutcome:
         started = _now()
@@ -267,7 +275,12 @@ class Engine:
         aborted: str | None = None
         try:
             while True:
-                while self._stop is None and aborted is None and len(pending) < self.settings.concurrency:
+                while (
+                    self._stop is None
+                    and aborted is None
+                    and not self._over_budget()
+                    and len(pending) < self.settings.concurrency
+                ):
                     state, cursor = self._next(order, cursor)
                     if state is None:
                         break
@@ -290,8 +303,14 @@ class Engine:
                 await asyncio.gather(*pending, return_exceptions=True)
             if self.progress is not None:
                 self.progress.close()
+        budget = None
+        if self._over_budget() and any(st.wants_more(self.full) for st in self.states.values()):
+            budget = (
+                f"stopped at the budget: the finished trials cost ${self._spent:.4f} of the "
+                f"${self.settings.budget_usd:g} allowed (config.budget_usd); undecided scenarios are inconclusive"
+            )
         return EngineOutcome(
-            self.states, started, _now(), self._stop, aborted, wall_s=time.perf_counter() - t0
+            self.states, started, _now(), self._stop, aborted, budget=budget, wall_s=time.perf_counter() - t0
         )
 
 

@@ -24,8 +24,10 @@ from ..results import (
     baseline_notes,
     fingerprint_outcomes,
     fingerprint_plans,
+    shard_note,
+    shard_slice,
 )
-from ..spec import ModelConfig, Suite
+from ..spec import ModelConfig, Scenario, SpecError, Suite
 from ..traces import Trace, TraceStore
 from ._engine import Engine, ScenarioState, run_engine
 from ._progress import Progress
@@ -97,6 +99,32 @@ def _suite_info(suite: Suite) -> dict[str, Any]:
     return info
 
 
+def _shard_scenarios(suite: Suite, shard: tuple[int, int] | None, *, recording: bool) -> tuple[Scenario, ...]:
+    """The scenarios this process runs: all of them, or shard ``i`` of ``n`` (round-robin in suite order)."""
+    if shard is None:
+        return suite.scenarios
+    index, count = shard
+    chosen = tuple(shard_slice(suite.scenarios, index, count))
+    file = str(suite.path) if suite.path else None
+    m = len(suite.scenarios)
+    if count > m:  # refused in every shard, not only the empty ones: the matrix itself is wrong
+        raise SpecError(
+            f"--shard {index}/{count}: the suite has {m} scenario{'s' * (m != 1)}, fewer than the {count} shards, "
+            f"so {count - m} shard{'s' * (count - m != 1)} would have none; use at most {m} shards (--shard i/{m})",
+            file=file,
+        )
+    if recording and suite.settings.proxy is not None:
+        # `check` may shard with a proxy: its plan comes from the baseline, its evidence is per scenario.
+        raise SpecError(
+            "a baseline with config.proxy cannot be recorded in shards: the proxy's rho and allocation are "
+            "measured from paired runs pooled over the whole suite, so every shard would plan its own. "
+            "Record the baseline without --shard (`check --shard` works with a proxy).",
+            file=file,
+            key="config.proxy",
+        )
+    return chosen
+
+
 def run_suite(
     suite: Suite,
     *,
@@ -110,6 +138,7 @@ def run_suite(
     progress: bool = True,
     handle_signals: bool = True,
     on_trial: Callable[[ScenarioState, TrialOutcome, Trace], None] | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> RunReport:
     """Run every scenario of ``suite``; with ``baseline``, test each for regression against it.
 
@@ -118,10 +147,14 @@ def run_suite(
     cap after its test has decided (for recording a strong baseline); the verdict is still the
     one reached at the decision. ``warm_from``: recorded results whose trials warm-start the
     threshold SPRTs (``config.warm_start``; a prior from any version keeps the stated error bounds).
+    ``shard=(i, n)`` runs only the scenarios at positions ``k`` with ``k mod n == i - 1``, at the levels
+    of the whole suite (m = all its scenarios), so that ``merge_results`` of all ``n`` shards equals the
+    unsharded run; trial seeds depend on the scenario only, so any shard runs the same trials.
     """
     entry = entry or suite.agent.entry
     search = [Path.cwd(), suite.root]
-    evaluators = {s.name: build_evaluator(s, file=suite.path, search=search) for s in suite.scenarios}
+    chosen = _shard_scenarios(suite, shard, recording=baseline is None)
+    evaluators = {s.name: build_evaluator(s, file=suite.path, search=search) for s in chosen}
 
     def load(model: ModelConfig) -> AgentAdapter:
         factory = suite.agent.factory and entry == suite.agent.entry
@@ -143,9 +176,12 @@ def run_suite(
     role = "check" if baseline is not None else "run"
     counts = baseline.baseline_counts() if baseline is not None else {}
     priors = warm_from.baseline_counts() if warm_from is not None else {}
+    # Every multiplicity-dependent level uses m = the whole suite's scenarios, also in a shard:
+    # the shards' tests must be the unsharded run's tests for the merged decision to hold alpha.
     m = len(suite.scenarios)
-    names = [s.name for s in suite.scenarios]
-    plans = fingerprint_plans(baseline, names, settings) if baseline is not None else {}
+    names = [s.name for s in chosen]
+    plans = fingerprint_plans(baseline, [s.name for s in suite.scenarios], settings) if baseline is not None else {}
+    plans = {n: plans[n] for n in names if n in plans}
     if baseline is not None:
         sample = {n: p.trials for n, (_, p) in plans.items()}
     else:
@@ -167,7 +203,7 @@ def run_suite(
             limit,
             min_trials=sample.get(s.name, 0),
         )
-        for s in suite.scenarios
+        for s in chosen
     }
     run_id = uuid.uuid4().hex[:16]
     version_key = agent_version(suite, entry, version)
@@ -180,7 +216,7 @@ def run_suite(
         agent_version=version_key,
         run_id=run_id,
         store=store,
-        progress=Progress(m * settings.trial_cap, m, enabled=progress),
+        progress=Progress(len(chosen) * settings.trial_cap, len(chosen), enabled=progress),
         full=full,
         on_trial=on_trial,
     )
@@ -207,8 +243,10 @@ def run_suite(
         notes.append(f"interrupted by {outcome.interrupted}: results cover the trials finished before it")
     if outcome.aborted:
         notes.append(outcome.aborted)
+    if outcome.budget:
+        notes.append(outcome.budget)
     if baseline is not None:
-        notes += baseline_notes(baseline, [s.name for s in suite.scenarios], suite.name)
+        notes += baseline_notes(baseline, names, suite.name)
     scenarios = tuple(
         ScenarioResult(
             name=name,
@@ -229,9 +267,14 @@ def run_suite(
         agent_info["config"] = adapter.config()
     except Exception as exc:  # describing the agent must never lose the results
         agent_info["config"] = {"error": str(exc)}
+    info = _suite_info(suite)
+    shard_info = None
+    if shard is not None:
+        shard_info = {"index": shard[0], "count": shard[1], "scenarios_total": m, "suite_sha256": info["sha256"]}
+        notes.append(shard_note(shard[0], shard[1], len(chosen), m))
     results = Results(
         kind=role,
-        suite=_suite_info(suite),
+        suite=info,
         agent=agent_info,
         settings=settings,
         scenarios=scenarios,
@@ -243,5 +286,6 @@ def run_suite(
         versions=_versions(),
         notes=tuple(notes),
         proxy=proxy.info if proxy else None,
+        shard=shard_info,
     )
     return RunReport(results, outcome.aborted, outcome.interrupted, outcome.wall_s)

@@ -54,6 +54,7 @@ CONFIG_KEYS = (
     "fingerprints",
     "warm_start",
     "proxy",
+    "budget_usd",
 )
 PRICE_KEYS = ("input", "output")
 FINGERPRINT_KEYS = ("enabled", "shift", "trials")
@@ -570,8 +571,19 @@ class _Parser:
                 kw.update(self.switch(vnode, key, WARM_START_KEYS, "warm_start"))
             elif k == "proxy":
                 kw.update(self.proxy(vnode))
+            elif k == "budget_usd":
+                kw[k] = None if self.is_null(vnode) else self.number(vnode, key, "USD > 0", lambda x: x > 0)
         settings = Settings(**kw)
 
+        if settings.budget_usd is not None and not settings.prices:
+            raise self.err(
+                m["budget_usd"][1],
+                "config.budget_usd",
+                "a budget needs prices: add `config.prices` (USD per million input and output tokens per "
+                'model, or `"*"` for any model) so that trials have a cost to count.',
+                expected="config.prices with budget_usd",
+                got="no prices",
+            )
         if settings.proxy is not None and settings.method != "fixed":
             at = m["method"][1] if "method" in m else m["proxy"][1]
             raise self.err(

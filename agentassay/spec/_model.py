@@ -127,6 +127,9 @@ class Settings:
     proxy: ModelConfig | None = None
     proxy_paired: int = 20  # paired runs per scenario (same seed on both models) that estimate rho
     proxy_min_target: int = 10  # target trials per scenario the allocation never goes below
+    # Most USD one run may spend at the configured prices: no trial starts once finished trials cost
+    # this much (trials in flight finish). None: no cap. Undecided scenarios are then inconclusive.
+    budget_usd: float | None = None
 
     @property
     def trial_cap(self) -> int:

@@ -1,0 +1,419 @@
+"""The action's job, start to end: baseline, trials, decision, one comment, one status, outputs.
+
+Modes (input ``mode``): ``check`` (a pull request: test against the base branch's baseline),
+``record`` (the default branch: record the baseline the next PRs compare against), ``publish``
+(post the comment and status for results made elsewhere: the shards of a matrix, or a fork PR's
+read-only run handed over by a ``workflow_run`` workflow), ``auto`` (check on PRs, record on a
+push to the default branch).
+
+Failure policy: what was measured is never lost. Results and the job summary are written before
+anything talks to GitHub, and a GitHub write that fails (read-only fork token, missing
+permission, outage) becomes a warning, never a crash. Exit codes: 0 deploy (or no baseline yet),
+1 the decision named by ``fail-on``, 3 bad input, 4 the agent could not be run or installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from ._context import ActionContext, ActionInputError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_AGENT = 0, 1, 3, 4
+PR_FILE = "pr.json"  # travels with the results so a workflow_run workflow knows the PR (forks)
+
+
+@dataclass
+class Outcome:
+    """What the job produced, for outputs, the summary and the exit code."""
+
+    results: Any = None  # Results
+    mode: str = "check"  # check | record | record-only | publish
+    warnings: list[str] = field(default_factory=list)
+    baseline_info: str | None = None
+    comment_url: str | None = None
+    results_file: Path | None = None
+    exit_code: int = EXIT_OK
+
+
+def _escape_command(text: str) -> str:
+    """Workflow-command data escaping (``::warning::``), so a message cannot end the command."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+class Action:
+    def __init__(self, ctx: ActionContext, *, stdout: TextIO | None = None) -> None:
+        self.ctx = ctx
+        self.inputs = ctx.inputs
+        self.out = stdout or sys.stdout
+        self.outcome = Outcome()
+        self._client: Any = None
+
+    # -- small helpers ----------------------------------------------------------------------------
+    def warn(self, message: str) -> None:
+        self.outcome.warnings.append(message)
+        print(f"::warning title=agentassay::{_escape_command(message)}", file=self.out, flush=True)
+
+    def error(self, message: str) -> None:
+        print(f"::error title=agentassay::{_escape_command(message)}", file=self.out, flush=True)
+
+    @property
+    def client(self) -> Any:
+        if self._client is None and self.inputs.token:
+            from ._client import GitHubClient
+
+            self._client = GitHubClient(self.ctx.api_url, self.inputs.token)
+        return self._client
+
+    def results_dir(self) -> Path:
+        return (self.ctx.workspace / self.inputs.results_path).resolve()
+
+    def secrets(self) -> list[str]:
+        from ..reports import secret_values
+
+        return secret_values(self.ctx.env)
+
+    # -- the job ----------------------------------------------------------------------------------
+    def run(self) -> int:
+        from ..results import ResultsError
+        from ..spec import SpecError
+
+        try:
+            mode = self.ctx.mode()
+            self.outcome.mode = mode
+            workdir = (self.ctx.workspace / self.inputs.working_directory).resolve()
+            if not workdir.is_dir():
+                raise ActionInputError(f"input 'working-directory': {workdir} is not a directory")
+            os.chdir(workdir)
+            if mode == "publish":
+                return self.publish()
+            if self.inputs.install:
+                self.install()
+            suite = self.load_suite()
+            return self.record(suite) if mode == "record" else self.check(suite)
+        except (ActionInputError, SpecError, ResultsError) as exc:
+            self.error(str(exc))
+            self.write_summary(failure=str(exc))
+            self.outcome.exit_code = EXIT_USAGE
+        except _AgentFailure as exc:
+            self.error(str(exc))
+            self.write_summary(failure=str(exc))
+            self.outcome.exit_code = EXIT_AGENT
+        return self.outcome.exit_code
+
+    def install(self) -> None:
+        """The agent's own dependencies (``install`` input), before anything imports the agent."""
+        print(f"::group::install: {self.inputs.install}", file=self.out, flush=True)
+        try:
+            done = subprocess.run(["sh", "-c", self.inputs.install], check=False)
+        finally:
+            print("::endgroup::", file=self.out, flush=True)
+        if done.returncode != 0:
+            raise _AgentFailure(f"input 'install': `{self.inputs.install}` exited with {done.returncode}")
+
+    def load_suite(self) -> Any:
+        from ..spec import load_suite
+
+        suite = load_suite(self.inputs.suite)
+        changes: dict[str, Any] = {}
+        if self.inputs.concurrency is not None:
+            changes["concurrency"] = self.inputs.concurrency
+        if self.inputs.budget_usd is not None:
+            if not suite.settings.prices:
+                raise ActionInputError(
+                    f"input 'budget-usd' needs prices in {self.inputs.suite}: add `config.prices` (USD per million "
+                    "tokens per model) so that trials have a cost to count"
+                )
+            changes["budget_usd"] = self.inputs.budget_usd
+        return replace(suite, settings=replace(suite.settings, **changes)) if changes else suite
+
+    def shard(self) -> tuple[int, int] | None:
+        raw = self.inputs.shard
+        if not raw:
+            return None
+        try:
+            i, n = (int(x) for x in raw.split("/"))
+        except ValueError:
+            i = n = 0
+        if not (n >= 1 and 1 <= i <= n):
+            raise ActionInputError(f"input 'shard': expected i/n with 1 <= i <= n (e.g. 2/4), got {raw!r}")
+        return i, n
+
+    def execute(self, suite: Any, *, baseline: Any = None, full: bool = False) -> Any:
+        """Run the trials; traces go to a store kept next to the results (for warm starts later)."""
+        from ..runner import run_suite
+        from ..traces import TraceStore
+
+        out = self.results_dir()
+        out.mkdir(parents=True, exist_ok=True)
+        kwargs: dict[str, Any] = {"baseline": baseline, "full": full, "handle_signals": True}
+        shard = self.shard()
+        if shard is not None:
+            kwargs["shard"] = shard
+        with TraceStore(out / "traces.db") as store:
+            report = run_suite(suite, store=store, **kwargs)
+        self.outcome.results = report.results
+        self.outcome.results_file = report.results.save(out / "results.json")
+        if report.aborted:
+            raise _AgentFailure(f"the agent could not be run: {report.aborted}")
+        if report.interrupted:
+            self.warn(f"interrupted by {report.interrupted}: the results cover the trials finished before it")
+        return report.results
+
+    def record(self, suite: Any) -> int:
+        self.execute(suite, full=True)
+        self.outcome.baseline_info = (
+            f"recorded as the baseline: upload `{self.inputs.results_path}` as the artifact "
+            f"`{self.inputs.baseline_artifact}` (actions/upload-artifact)"
+        )
+        self.write_summary()
+        self.write_outputs()
+        return EXIT_OK
+
+    def check(self, suite: Any) -> int:
+        baseline = self.fetch_baseline()
+        if baseline is None:
+            self.outcome.mode = "record-only"
+        results = self.execute(suite, baseline=baseline)
+        self.write_pr_file()
+        return self.finish(results)
+
+    def publish(self) -> int:
+        """Comment and status for results made by other jobs (shards to merge, or a fork's run)."""
+        from ..results import load_results
+
+        folder = Path(self.inputs.shard_results or self.inputs.results_path)
+        folder = folder if folder.is_absolute() else self.ctx.workspace / folder
+        files = sorted(folder.rglob("results.json")) if folder.is_dir() else []
+        if not files:
+            raise ActionInputError(
+                f"input 'shard-results': no results.json under {folder}; download the shard or fork artifacts there first"
+            )
+        pr = self.read_pr_file(folder)
+        loaded = [load_results(f) for f in files]
+        if len(loaded) == 1 and loaded[0].shard is None:
+            results = loaded[0]
+            if results.kind == "run":
+                self.outcome.mode = "record-only"
+        else:
+            from ..results import merge_results
+
+            baseline = self.fetch_baseline() if any(r.kind != "run" for r in loaded) else None
+            if baseline is None and any(r.kind != "run" for r in loaded):
+                raise ActionInputError("merging checked shards needs the baseline artifact, which could not be fetched")
+            results = merge_results(loaded, baseline=baseline)
+            out = self.results_dir()
+            out.mkdir(parents=True, exist_ok=True)
+            self.outcome.results_file = results.save(out / "results.json")
+        self.outcome.results = results
+        return self.finish(results, pr=pr)
+
+    # -- baseline ---------------------------------------------------------------------------------
+    def fetch_baseline(self) -> Any:
+        """The base branch's baseline results, or None (with the reason in the summary)."""
+        from ..results import ResultsError, load_results
+        from ._artifacts import BaselineError, download, find_baseline, unpack
+        from ._client import GitHubError
+
+        if self.inputs.baseline_file:  # a results file at hand (a previous step, or committed)
+            path = Path(self.inputs.baseline_file)
+            baseline = load_results(path if path.is_absolute() else self.ctx.workspace / path)
+            self.outcome.baseline_info = f"baseline: {self.inputs.baseline_file}"
+            return baseline
+        branch = self.ctx.base_branch or (self.read_pr_file(self.results_dir()) or {}).get("base_branch")
+        branch = branch or self.ctx.default_branch
+        name = self.inputs.baseline_artifact
+        if self.client is None:
+            self.warn("no github-token input: cannot fetch the baseline artifact; ran without a baseline")
+            return None
+        if not branch:
+            self.warn("cannot tell the base branch from the event; ran without a baseline")
+            return None
+        try:
+            artifact = find_baseline(self.client, self.ctx.repository, name, branch, self.ctx.repository_id)
+        except GitHubError as exc:
+            hint = " (give the job `permissions: actions: read`)" if exc.forbidden else ""
+            self.warn(f"could not list the baseline artifacts{hint}: {exc}; ran without a baseline")
+            return None
+        if artifact is None:
+            self.outcome.baseline_info = (
+                f"no baseline yet: no unexpired artifact `{name}` from branch `{branch}` of this repository. "
+                f"It is made when a push to `{branch}` runs this action in record mode and uploads "
+                f"`{self.inputs.results_path}` with actions/upload-artifact (README, 'Recording a baseline')."
+            )
+            return None
+        dest = Path(self.ctx.env.get("RUNNER_TEMP") or self.results_dir().parent) / "agentassay-baseline"
+        try:
+            path = unpack(download(self.client, self.ctx.repository, artifact), dest)
+            baseline = load_results(path)
+        except (BaselineError, ResultsError, GitHubError) as exc:
+            self.warn(f"the baseline artifact {artifact.id} ({artifact.created_at}) cannot be used: {exc}; ran without it")
+            return None
+        self.outcome.baseline_info = (
+            f"baseline: artifact `{name}` of `{branch}` at {(artifact.head_sha or '?')[:12]}, recorded {artifact.created_at}"
+        )
+        return baseline
+
+    # -- reporting --------------------------------------------------------------------------------
+    def decision_exit(self, results: Any) -> int:
+        decision = results.decision.decision.value
+        if self.outcome.mode == "record-only":
+            return EXIT_OK  # nothing to compare with: the gate cannot block yet
+        if self.inputs.shard:
+            return EXIT_OK  # a shard's decision is provisional (Holm runs at the merge); publish gates
+        if decision == "block" or (decision == "manual" and self.inputs.fail_on == "manual"):
+            return EXIT_FAIL
+        return EXIT_OK
+
+    def finish(self, results: Any, pr: dict[str, Any] | None = None) -> int:
+        self.outcome.exit_code = self.decision_exit(results)
+        self.write_summary()  # first: it survives whatever GitHub answers next
+        self.post(results, pr)
+        self.write_outputs()
+        return self.outcome.exit_code
+
+    def post(self, results: Any, pr: dict[str, Any] | None) -> None:
+        from ._client import GitHubError
+        from ._comments import set_status, upsert_comment
+
+        number = self.ctx.pr_number or (pr or {}).get("number")
+        sha = (pr or {}).get("head_sha") or self.ctx.head_sha
+        if self.inputs.shard:
+            return  # a shard's comment and status come from the publish job
+        if self.ctx.is_fork:
+            self.warn("pull request from a fork: the token is read-only, so no comment or status; see the job summary")
+            return
+        if self.client is None:
+            return
+        if self.inputs.comment and number:
+            from ..reports import MARKER
+
+            try:
+                body = self.render(comment=True)
+                comment = upsert_comment(self.client, self.ctx.repository, int(number), body, MARKER)
+                self.outcome.comment_url = comment.get("html_url")
+            except GitHubError as exc:
+                hint = " (give the job `permissions: pull-requests: write`)" if exc.forbidden else ""
+                self.warn(f"could not post the PR comment{hint}: {exc}")
+        if sha:
+            state, description = self.status_of(results)
+            try:
+                set_status(
+                    self.client, self.ctx.repository, sha, state, description=description,
+                    context=self.inputs.status_context, target_url=self.ctx.run_url,
+                )
+            except GitHubError as exc:
+                hint = " (give the job `permissions: statuses: write`)" if exc.forbidden else ""
+                self.warn(f"could not set the commit status{hint}: {exc}")
+
+    def status_of(self, results: Any) -> tuple[str, str]:
+        d = results.decision
+        counts = ", ".join(f"{n} {k}" for k, n in d.counts.items() if n)
+        if self.outcome.mode == "record-only":
+            return "success", f"no baseline yet, recorded only ({counts})"
+        state = "failure" if self.outcome.exit_code == EXIT_FAIL else "success"
+        return state, f"{d.decision.value.upper()}: {counts}"
+
+    def render(self, *, comment: bool) -> str:
+        from ..reports import render_job_summary, render_pr_comment
+
+        fn = render_pr_comment if comment else render_job_summary
+        return fn(
+            self.outcome.results,
+            mode="record-only" if self.outcome.mode == "record-only" else "check",
+            run_url=self.ctx.run_url,
+            warnings=tuple(self.outcome.warnings),
+            baseline_info=self.outcome.baseline_info,
+            secrets=self.secrets(),
+        )
+
+    def write_summary(self, failure: str | None = None) -> None:
+        path = self.ctx.summary_file
+        if path is None:
+            return
+        if failure is not None or self.outcome.results is None:
+            from ..reports import escape_markdown
+
+            text = f"## agentassay: error\n\n{escape_markdown(failure or 'no results')}\n"
+            for secret in self.secrets():
+                text = text.replace(secret, "***")
+        else:
+            text = self.render(comment=False)
+        with contextlib.suppress(OSError), path.open("a", encoding="utf-8") as f:
+            f.write(text.rstrip("\n") + "\n")
+
+    def write_outputs(self) -> None:
+        results = self.outcome.results
+        values: dict[str, str] = {
+            "decision": "" if results is None else results.decision.decision.value,
+            "results-path": self.relative(self.outcome.results_file),
+            "comment-url": self.outcome.comment_url or "",
+            "mode": self.outcome.mode,
+        }
+        if results is not None:
+            for k in ("pass", "fail", "inconclusive"):
+                values[k] = str(results.decision.counts.get(k, 0))
+            usd = results.cost().get("usd")
+            proxy_usd = (results.proxy or {}).get("usd") or 0.0
+            values["cost-usd"] = "" if usd is None else f"{usd + proxy_usd:.6f}"
+        print(f"agentassay: {json.dumps(values)}", file=sys.stderr)
+        path = self.ctx.output_file
+        if path is None:
+            return
+        with contextlib.suppress(OSError), path.open("a", encoding="utf-8") as f:
+            for k, v in values.items():
+                f.write(f"{k}={v.replace(chr(10), ' ')}\n")
+
+    def relative(self, path: Path | None) -> str:
+        """A workspace-relative path: the container's /github/workspace is another path on the host."""
+        if path is None:
+            return ""
+        try:
+            return str(path.resolve().relative_to(self.ctx.workspace.resolve()))
+        except ValueError:
+            return str(path)
+
+    def write_pr_file(self) -> None:
+        if self.ctx.pr_number is None:
+            return
+        info = {"number": self.ctx.pr_number, "head_sha": self.ctx.head_sha, "base_branch": self.ctx.base_branch}
+        (self.results_dir() / PR_FILE).write_text(json.dumps(info) + "\n", encoding="utf-8")
+
+    def read_pr_file(self, folder: Path) -> dict[str, Any] | None:
+        """The PR a fork's run was for; trusted only if its head matches the triggering run's."""
+        files = sorted(folder.rglob(PR_FILE)) if folder.is_dir() else []
+        if not files:
+            return None
+        try:
+            info = json.loads(files[0].read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.warn(f"{files[0]} is not valid JSON; no PR to comment on")
+            return None
+        run = self.ctx.event.get("workflow_run") or {}
+        if run.get("head_sha") and info.get("head_sha") != run.get("head_sha"):
+            self.warn("the results' PR head does not match the triggering run's head commit; not posting")
+            return None
+        return info if isinstance(info, dict) else None
+
+
+class _AgentFailure(Exception):
+    """The agent's dependencies would not install or the agent could not be run (exit 4)."""
+
+
+def run_action(env: dict[str, str] | None = None, *, stdout: TextIO | None = None) -> int:
+    """Entry point of the container: everything comes from the environment the runner sets."""
+    try:
+        ctx = ActionContext.from_env(env)
+    except ActionInputError as exc:
+        print(f"::error title=agentassay::{_escape_command(str(exc))}", file=stdout or sys.stdout, flush=True)
+        return EXIT_USAGE
+    return Action(ctx, stdout=stdout).run()
+
+
+__all__ = ["Action", "Outcome", "run_action"]

@@ -1,0 +1,557 @@
+"""The pull-request comment and the job summary: one Markdown report that may quote untrusted text.
+
+Scenario names and inputs come from the suite file in the pull request, failure reasons quote the
+agent's output and tool arguments: all of it is attacker-controlled. So every such string is
+redacted (secrets), collapsed to one line, clipped and escaped before a template sees it, and the
+templates may print escaped values only (``Md``; anything else raises). The output's only HTML is
+our own ``<details>``/``<summary>`` and the hidden marker the Action finds its sticky comment by.
+
+GitHub refuses comments over 65,536 characters, so the report is built from measured pieces and
+the least important are dropped first: scenario details from the end, the run details, the
+coverage diagram, then table rows from the end (PASS, then INCONCLUSIVE, then FAIL), each drop
+counted in the text. The marker and the decision line are never dropped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.parse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+from ..results import Results, ScenarioResult
+from ..stats import Verdict, proportion_ci
+from ._summary import (
+    VERDICT_WORD,
+    behaviour_of,
+    behaviour_text,
+    counts_text,
+    proxy_of,
+    savings_of,
+    scenario_usd,
+)
+from ._summary import clip as _clip
+
+if TYPE_CHECKING:
+    import jinja2
+
+MARKER = "<!-- agentassay:pr-comment -->"
+COMMENT_LIMIT = 65536  # GitHub's limit on an issue or pull-request comment body, in characters
+SUMMARY_LIMIT = 1_000_000  # GitHub's limit on one step's $GITHUB_STEP_SUMMARY is 1 MiB
+MODES = ("check", "record-only")
+
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL", re.IGNORECASE)
+_MIN_SECRET = 8  # shorter values are too likely to be ordinary words that redaction would mangle
+_KEY_CHARS = re.compile(r"[^A-Za-z0-9._:/-]+")
+
+# One pass of str.translate escapes every character that could start Markdown or HTML syntax in
+# running text. '<', '>' and '&' become entities (a backslash does not stop an HTML tag in every
+# renderer); '@' gets a zero-width space so GitHub makes no @mention (or @org/team) of it; '$'
+# would open GitHub's math. Other control characters and bidirectional overrides (text that
+# displays differently from what it says) are dropped.
+_ESCAPES: dict[int, str | None] = {ord(c): "\\" + c for c in "\\`*_[]|~$"}
+_ESCAPES |= {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord("@"): "@\u200b"}
+_ESCAPES |= {c: None for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]}
+_CONTROLS: dict[int, None] = {c: None for c in range(0x20) if c != 9}  # tabs may indent a diagram
+_URL_SAFE = ":/?#&=%+,;@~._-!$'*"
+_LIST_NUMBER = re.compile(r"\d{1,9}(?=[.)])")
+# GFM's autolink extension links bare "http://", "https://", "ftp://" and "www." text; a backslash
+# before the ':' or '.' keeps the text as it reads but unlinked, so untrusted text makes no links at all.
+_AUTOLINK = re.compile(r"(?=://)|(?i:(?<=www)(?=\.))")
+
+_ORDER = {Verdict.FAIL: 0, Verdict.INCONCLUSIVE: 1, Verdict.PASS: 2}
+_OMITTED = {Verdict.FAIL: "failing", Verdict.INCONCLUSIVE: "inconclusive", Verdict.PASS: "passing"}
+
+# Widths (characters of the raw text) that keep one row or one details block bounded, so that a
+# single enormous failure reason cannot crowd every other scenario out of the comment.
+_W_NAME, _W_CELL, _W_LINE, _W_TEXT = 80, 200, 300, 1000
+_MAX_LIST = 20  # warnings, notes, coverage gaps shown before "… N more"
+
+
+class Md(str):
+    """Text that is safe to place in Markdown as it stands: escaped untrusted text or our own markup."""
+
+    __slots__ = ()
+
+
+def _single_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def escape_markdown(text: str) -> str:
+    """Untrusted text as one inert line of Markdown: it shows as written, and makes no HTML, link,
+    image, mention, emphasis or code span (bare URLs are not linked either).
+
+    Whitespace runs (newlines included) become one space, since a newline could end a table row or
+    start a block; a leading '#', '-', '+', '=' or '1.' is escaped so the text never opens a heading
+    or a list when it starts a list item.
+    """
+    out = _AUTOLINK.sub("\\\\", _single_line(text).translate(_ESCAPES))
+    if out[:1] in ("#", "-", "+", "="):
+        return "\\" + out
+    m = _LIST_NUMBER.match(out)
+    return out[: m.end()] + "\\" + out[m.end() :] if m else out
+
+
+def escape_markdown_cell(text: str, width: int | None = None) -> str:
+    """Untrusted text for a table cell: :func:`escape_markdown` (which escapes '|'), clipped first.
+
+    Clipping comes before escaping so that a cut never splits an entity or leaves a lone backslash.
+    """
+    return escape_markdown(text if width is None else _clip(text, width))
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Values of secret-looking variables (name has TOKEN, SECRET, KEY, PASSWORD or CREDENTIAL), longest first.
+
+    Actions hands its inputs over as ``INPUT_GITHUB-TOKEN`` and the like, so those are caught too.
+    ``environ`` defaults to ``os.environ``.
+    """
+    env = os.environ if environ is None else environ
+    found = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET}
+    return sorted(found, key=lambda v: (-len(v), v))
+
+
+def _redactor(secrets: Sequence[str]) -> Callable[[str], str]:
+    """Replace each secret with ``***``; a multi-line secret (a PEM key) also line by line."""
+    items = {s for s in secrets if s}
+    items |= {line.strip() for s in items if "\n" in s for line in s.splitlines() if len(line.strip()) >= _MIN_SECRET}
+    if not items:
+        return lambda text: text
+    pattern = re.compile("|".join(re.escape(s) for s in sorted(items, key=len, reverse=True)))
+    return lambda text: pattern.sub("***", text)
+
+
+@dataclass(frozen=True)
+class _Escaper:
+    """Redact, then clip, then escape: redacting first so a clip can never cut a secret in half."""
+
+    redact: Callable[[str], str]
+
+    def __call__(self, text: Any, width: int | None = _W_TEXT) -> Md:
+        return Md(escape_markdown_cell(self.redact(str(text)), width))
+
+
+def _checked(value: Any) -> Any:
+    """Jinja ``finalize``: only escaped Markdown and numbers may be printed (autoescape is off)."""
+    if isinstance(value, Md) or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value
+    raise TypeError(f"template printed an unescaped {type(value).__name__}: {str(value)[:80]!r}")
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    import jinja2  # here, not at the top: the terminal report (every CLI run) must not pay for it
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("agentassay.reports", "templates"),
+        autoescape=False,  # Markdown, not HTML: escaping is done by _Escaper and enforced by _checked
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        finalize=_checked,
+    )
+
+
+# -- figures -----------------------------------------------------------------------------------
+
+
+def _pct(x: float) -> str:
+    """A percentage that never rounds a non-zero rate to 0 or a rate below 1 to 100."""
+    v = 100 * x
+    return f"{v:.1f}" if (round(v) == 100 and x < 1) or (round(v) == 0 and x > 0) else f"{v:.0f}"
+
+
+def _rate(passes: int, trials: int) -> str:
+    """``38/40 (95%, 83–99%)``: the count, the rate and its 95% Wilson interval."""
+    if trials <= 0:
+        return f"{passes}/{trials}"
+    lo, hi = proportion_ci(passes, trials, method="wilson")
+    return f"{passes}/{trials} ({_pct(passes / trials)}%, {_pct(float(lo))}–{_pct(float(hi))}%)"
+
+
+def _pp(diff: float) -> str:
+    return f"{diff * 100:+.1f} pp".replace("-", "−")
+
+
+def _usd(x: float) -> str:
+    return f"\\${x:.4f}"  # escaped: two '$' on one line would open GitHub's math
+
+
+def _threshold(results: Results, s: ScenarioResult) -> float:
+    return s.threshold if s.threshold is not None else results.settings.threshold
+
+
+# -- views -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Row:
+    name: Md
+    verdict: Md
+    rates: Md
+    effect: Md
+    behaviour: Md
+    trials: Md
+
+
+@dataclass(frozen=True)
+class _Details:
+    name: Md
+    verdict: Md
+    test: Md
+    explanation: Md
+    facts: tuple[tuple[Md, Md], ...]
+    reasons: tuple[tuple[int, Md], ...]
+    more_reasons: Md | None
+
+
+@dataclass(frozen=True)
+class _Run:
+    facts: tuple[tuple[Md, Md], ...]
+    notes: tuple[Md, ...]
+
+
+def _verdict_word(s: ScenarioResult) -> str:
+    v = s.verdict
+    if v.verdict is Verdict.FAIL:
+        why = " (behaviour)" if v.rate_verdict is not None and v.rate_verdict is not Verdict.FAIL else ""
+        return f"**FAIL**{why}"
+    return VERDICT_WORD[v.verdict.value]
+
+
+def _row(results: Results, s: ScenarioResult, esc: _Escaper, with_baseline: bool) -> _Row:
+    """One table row; a scenario new to a checked suite (no baseline) is shown against its threshold."""
+    cand = s.passes / s.counted_trials if s.counted_trials else None
+    rates, effect = _rate(s.passes, s.counted_trials), "—"
+    if with_baseline and s.baseline is None:
+        rates = f"— → {rates}"
+    if s.baseline is not None:
+        rates = f"{_rate(s.baseline.passes, s.baseline.trials)} → {rates}"
+        if cand is not None and s.baseline.trials:
+            effect = _pp(cand - s.baseline.passes / s.baseline.trials)
+    elif cand is not None:
+        threshold = _threshold(results, s)
+        effect = f"{_pp(cand - threshold)} vs {_pct(threshold)}% threshold"
+    b = behaviour_of(s)
+    if b is None:
+        words = Md("—")
+    elif not b.tested:
+        words = Md("not tested")
+    elif b.shifted:
+        words = Md("shifted: " + esc("; ".join(b.words) or "see details", _W_CELL))
+    else:
+        words = Md("no shift")
+    run = len(s.trials)
+    trials = f"{s.verdict.trials_used} / {s.fixed_n if s.fixed_n is not None else '?'}"
+    if run != s.verdict.trials_used:
+        trials += f" ({run} run)"
+    return _Row(esc(s.name, _W_NAME), Md(_verdict_word(s)), Md(rates), Md(effect), words, Md(trials))
+
+
+def _details(s: ScenarioResult, esc: _Escaper) -> _Details:
+    facts: list[tuple[Md, Md]] = [(Md("Input"), esc(s.input, _W_LINE))]
+    words = behaviour_text(s)
+    if words is not None:
+        facts.append((Md("Behaviour"), esc(words, _W_TEXT)))
+    cost = scenario_usd(s)
+    if cost is not None:
+        usd, saved = cost
+        vs = "" if saved is None else f" ({'saved' if saved >= 0 else 'extra'} {_usd(abs(saved))} against fixed-n)"
+        facts.append((Md("Cost"), Md(f"{_usd(usd)} for {len(s.trials)} trials{vs}")))
+    facts.extend((Md("Note"), esc(note, _W_LINE)) for note in s.verdict.notes[:_MAX_LIST])
+    reasons = list(s.failure_reasons().items())
+    return _Details(
+        esc(s.name, _W_NAME),
+        Md(VERDICT_WORD[s.verdict.verdict.value]),
+        esc(s.verdict.test, _W_NAME),
+        esc(s.verdict.explanation, _W_TEXT),
+        tuple(facts),
+        tuple((count, esc(reason, _W_LINE)) for reason, count in reasons[:3]),
+        _more(len(reasons) - 3, "failure reasons"),
+    )
+
+
+def _run_details(results: Results, esc: _Escaper) -> _Run:
+    st = results.settings
+    agent = results.agent.get("version") or results.agent.get("entry") or "unknown"
+    settings = (
+        f"alpha {st.alpha:g}, beta {st.beta:g}, method {st.method}, correction {st.correction}, "
+        f"threshold {st.threshold:g}, delta {st.delta:g}, regression margin {st.margin:g}, at most {st.trial_cap} "
+        f"trials per scenario, errors {st.errors}, fingerprints {'on' if st.fingerprints else 'off'}, seed {st.seed}"
+    )
+    versions = ", ".join(f"{k} {v}" for k, v in results.versions.items()) or "not recorded"
+    facts = [
+        (Md("Kind"), esc(f"{results.kind} (run {results.run_id}, {results.started_at} to {results.finished_at})")),
+        (Md("Agent"), esc(agent, _W_LINE)),
+        (Md("Settings"), esc(settings)),
+        (Md("Versions"), esc(versions)),
+    ]
+    return _Run(tuple(facts), tuple(_listed(results.notes, esc, _W_TEXT, "notes")))
+
+
+def _cost(results: Results, esc: _Escaper) -> list[Md]:
+    total = results.cost()
+    proxy = proxy_of(results)
+    tokens = f"{total['trials']} trials, {total['input_tokens'] + total['output_tokens']:,} tokens"
+    if total["usd"] is None:
+        line = f"**Cost:** not priced ({tokens})."
+    else:
+        extra = f" (+ {_usd(proxy.usd)} proxy)" if proxy is not None and proxy.usd is not None else ""
+        line = f"**Cost:** {_usd(total['usd'])}{extra} at the configured prices ({tokens})."
+    saved = savings_of(results)
+    if saved is not None:
+        usd = "" if saved.usd is None else f", about {_usd(saved.usd)}"
+        line += (
+            f" Against fixed-n designs with the same α and β ({saved.fixed_n_trials} trials) this run "
+            f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd})."
+        )
+    lines = [Md(line)]
+    if proxy is not None and proxy.ran:
+        usd = "" if proxy.usd is None else f", {_usd(proxy.usd)}"
+        rho = "ρ not estimated" if proxy.rho is None else f"ρ {proxy.rho:.2f} from paired runs"
+        plan = f"; {proxy.plan[0]} target + {proxy.plan[1]} proxy trials per scenario" if proxy.plan else ""
+        lines.append(Md(f"**Proxy** {esc(proxy.label, _W_NAME)}: {proxy.trials} trials{usd}; {rho}{plan}."))
+    lines.extend(Md(f"Proxy note: {esc(n, _W_LINE)}") for n in (proxy.notes if proxy else ())[:_MAX_LIST])
+    return lines
+
+
+def _more(n: int, what: str) -> Md | None:
+    """``… 3 more notes`` (``what`` is the plural; an 's' is dropped for one), None for none."""
+    return Md(f"… {n} more {what if n != 1 else what[:-1]}") if n > 0 else None
+
+
+def _listed(items: Sequence[str], esc: _Escaper, width: int, what: str) -> list[Md]:
+    more = _more(len(items) - _MAX_LIST, what)
+    return [esc(i, width) for i in items[:_MAX_LIST]] + ([more] if more else [])
+
+
+def _mermaid(text: str, redact: Callable[[str], str]) -> Md:
+    """A fenced diagram. Code is shown verbatim, so it is not escaped: the fence is made longer than
+    any backtick run inside (nothing can close it early), and directives that could loosen
+    Mermaid's security level or attach click handlers are dropped."""
+    lines = [ln for ln in redact(str(text)).splitlines() if not ln.lstrip().startswith(("%%{", "click "))]
+    body = "\n".join(ln.translate(_CONTROLS) for ln in lines)
+    fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
+    return Md(f"{fence}mermaid\n{body}\n{fence}")
+
+
+def _link(url: str | None, esc: _Escaper) -> Md | None:
+    """A Markdown link to the workflow run; an URL that is not http(s) is shown as inert text."""
+    if not url:
+        return None
+    url = url.strip()
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return Md(f"Workflow run: {esc(url, _W_LINE)}")
+    # Parentheses, brackets, angle brackets, spaces and backticks are percent-encoded: none can end the link.
+    return Md(f"[Workflow run]({urllib.parse.quote(url, safe=_URL_SAFE)})")
+
+
+# -- assembly ----------------------------------------------------------------------------------
+
+
+def _marker(marker_key: str | None) -> str:
+    """The hidden marker; a key (e.g. the suite path) gives each suite its own sticky comment.
+
+    Characters outside ``[A-Za-z0-9._:/-]`` become '_', so no key can close the HTML comment, and
+    the same key always maps to the same marker.
+    """
+    key = _KEY_CHARS.sub("_", marker_key.strip()) if marker_key else ""
+    return f"<!-- agentassay:pr-comment:{key} -->" if key else MARKER
+
+
+def _part(macro: Callable[[Any], str], view: Any) -> Md:
+    """One measured piece; the page template supplies the newlines around it, so it has none of its own."""
+    return Md(macro(view).strip("\n"))
+
+
+@dataclass(frozen=True)
+class _Piece:
+    kind: str  # "row", "mermaid", "run" or "details"
+    text: Md
+    verdict: Verdict | None = None
+
+
+def _render(
+    results: Results | None,
+    *,
+    marker: str | None,
+    mode: str,
+    run_url: str | None,
+    warnings: Sequence[str],
+    baseline_info: str | None,
+    secrets: Sequence[str],
+    limit: int,
+    coverage: Mapping[str, Any] | None,
+    pointer: str,
+) -> str:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    redact = _redactor(secrets)
+    esc = _Escaper(redact)
+    env = _environment()
+    parts = env.get_template("_parts.md.j2").module
+    page = env.get_template("pr_comment.md.j2")
+
+    warned = list(warnings)
+    if results is not None and results.interrupted:
+        warned.append("the run was interrupted: the verdicts cover the trials that finished")
+    ctx: dict[str, Any] = {
+        "baseline_info": esc(baseline_info, _W_LINE) if baseline_info else None,
+        "record_only": mode == "record-only",
+        "warnings": _listed(warned, esc, _W_TEXT, "warnings"),
+        "pointer": Md(pointer),
+        "table": None,
+        "coverage": None,
+        "cost": [],
+        "details_shown": False,
+    }
+    link = _link(redact(run_url) if run_url else None, esc)  # redacted before percent-encoding hides it
+    footer = f"AgentAssay {__version__}"
+    ctx["footer"] = Md(f"{link} · {footer}" if link else footer)
+    pieces: list[_Piece] = []
+    ordered = sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict]) if results is not None else []
+
+    if results is None:
+        ctx["title"] = Md("**NO RESULTS** · AgentAssay")
+        why = "the warnings below say why" if warned else "the workflow run's log says why"
+        ctx["gloss"] = Md(f"This run produced no results file; {why}.")
+    else:
+        d = results.decision
+        order = ("fail", "inconclusive", "pass")
+        counts = counts_text(d, order) or "no scenarios"
+        ctx["title"] = Md(f"**{d.decision.value.upper()}** · {esc(results.suite.get('name', '?'), _W_NAME)} · {counts}")
+        against = "its threshold" if results.kind == "run" else "the baseline (pass rate or behaviour)"
+        ctx["gloss"] = Md(
+            {
+                "deploy": f"Every scenario passed against {against}.",
+                "block": f"At least one scenario failed against {against}.",
+                "manual": "No scenario failed, but some are inconclusive: more trials or a human call is needed.",
+            }[d.decision.value]
+        )
+        if ordered:
+            with_baseline = any(s.baseline is not None for s in ordered)
+            ctx["table"] = {
+                "rates_header": Md("baseline → candidate" if with_baseline else "pass rate"),
+                "legend": Md(
+                    "Pass rates with 95% Wilson intervals. Effect: candidate minus "
+                    f"{'baseline' if with_baseline else 'threshold'} pass rate, in percentage points. "
+                    "Trials: used by the test / needed by a fixed-n design with the same α and β "
+                    "(trials run, where more ran)."
+                ),
+            }
+            ctx["details_shown"] = True
+            pieces += [_Piece("row", _part(parts.row, _row(results, s, esc, with_baseline)), s.verdict.verdict) for s in ordered]
+        ctx["cost"] = _cost(results, esc)
+    if coverage is not None:
+        diagram = coverage.get("mermaid")
+        ctx["coverage"] = {
+            "summary": esc(coverage.get("summary") or "", _W_TEXT),
+            "gaps": _listed(list(coverage.get("gaps") or ()), esc, _W_LINE, "gaps"),
+            "has_diagram": bool(diagram),
+        }
+        if diagram:
+            pieces.append(_Piece("mermaid", _mermaid(diagram, redact)))
+    if results is not None and ordered:
+        pieces.append(_Piece("run", _part(parts.run, _run_details(results, esc))))
+        pieces += [_Piece("details", _part(parts.scenario, _details(s, esc))) for s in ordered]
+
+    head = "" if marker is None else marker + "\n"
+
+    def text(keep: int) -> str:
+        kept, dropped = pieces[:keep], pieces[keep:]
+        omitted = {v: 0 for v in _OMITTED}
+        for p in dropped:
+            if p.verdict is not None:
+                omitted[p.verdict] += 1
+        body = page.render(
+            ctx,
+            rows=[p.text for p in kept if p.kind == "row"],
+            omitted_rows=[
+                Md(f"{n} {_OMITTED[v]} scenarios not shown, to keep this report within its size limit; see {pointer}.")
+                for v, n in omitted.items()
+                if n
+            ],
+            mermaid=next((p.text for p in kept if p.kind == "mermaid"), None),
+            run=next((p.text for p in kept if p.kind == "run"), None),
+            details=[p.text for p in kept if p.kind == "details"],
+            details_omitted=sum(p.kind == "details" for p in dropped),
+        )
+        return head + redact(body.rstrip("\n")) + "\n"
+
+    out = text(len(pieces))
+    if len(out) <= limit:
+        return out
+    # Everything dropped gives an upper bound on the rest (its omission counts are the largest); each
+    # kept piece adds its own length and at most two newlines. So one pass over prefix sums finds
+    # how many pieces fit; the check after it only guards against redaction across piece borders.
+    base = len(text(0))
+    sizes = list(accumulate((len(p.text) + 2 for p in pieces), initial=0))
+    keep = max((k for k in range(len(pieces) + 1) if base + sizes[k] <= limit), default=0)
+    out = text(keep)
+    while len(out) > limit and keep > 0:
+        over, k = len(out) - limit, keep
+        while k > 0 and sizes[keep] - sizes[k] < over:
+            k -= 1
+        keep = k
+        out = text(keep)
+    if len(out) > limit:  # the fixed parts alone are too long (a tiny limit): cut, keeping the head
+        tail = "\n\n… report cut to its size limit; see the results artifact.\n"
+        out = out[: max(limit - len(tail), 0)] + tail
+        out = out[:limit]
+    return out
+
+
+def render_pr_comment(
+    results: Results | None,
+    *,
+    marker_key: str | None = None,
+    mode: str = "check",
+    run_url: str | None = None,
+    warnings: Sequence[str] = (),
+    baseline_info: str | None = None,
+    secrets: Sequence[str] = (),
+    limit: int = COMMENT_LIMIT,
+    coverage: Mapping[str, Any] | None = None,
+) -> str:
+    """The Markdown of the one sticky PR comment, at most ``limit`` characters, marker on the first line.
+
+    ``results`` None: the run produced no results file (``warnings`` say why). ``mode``
+    "record-only": there is no baseline yet, the run was recorded only. ``warnings`` and
+    ``baseline_info`` come from the workflow; ``secrets`` (see :func:`secret_values`) are shown as
+    ``***``; ``coverage`` is ``{"summary": str, "gaps": [str], "mermaid": str | None}``.
+    """
+    return _render(
+        results, marker=_marker(marker_key), mode=mode, run_url=run_url, warnings=warnings,
+        baseline_info=baseline_info, secrets=secrets, limit=limit, coverage=coverage,
+        pointer="the job summary or the results artifact",
+    )
+
+
+def render_job_summary(
+    results: Results | None,
+    *,
+    marker_key: str | None = None,
+    mode: str = "check",
+    run_url: str | None = None,
+    warnings: Sequence[str] = (),
+    baseline_info: str | None = None,
+    secrets: Sequence[str] = (),
+    limit: int = SUMMARY_LIMIT,
+    coverage: Mapping[str, Any] | None = None,
+) -> str:
+    """The same report for ``$GITHUB_STEP_SUMMARY``: no marker (``marker_key`` is accepted and unused,
+    so both calls take the same arguments) and GitHub's larger summary limit, so that what the
+    comment had to leave out is here."""
+    del marker_key
+    return _render(
+        results, marker=None, mode=mode, run_url=run_url, warnings=warnings,
+        baseline_info=baseline_info, secrets=secrets, limit=limit, coverage=coverage,
+        pointer="the results artifact",
+    )

@@ -1,0 +1,13 @@
+#!/usr/bin/env python3
+"""The action's container entry point: hand the runner's environment to the engine, exit with its code.
+
+Kept thin on purpose; everything (inputs, event payload, baseline, comment, status) lives in
+``agentassay.github`` where it is tested.
+"""
+
+import sys
+
+from agentassay.github import run_action
+
+if __name__ == "__main__":
+    sys.exit(run_action())

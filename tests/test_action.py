@@ -1,0 +1,288 @@
+"""The action end to end against a fake GitHub (a real HTTP server on 127.0.0.1, tests/fakegithub.py).
+
+The agent is a plain callable written into a temporary workspace, the way a user's repository
+holds its agent; every GitHub effect (artifact download, comment, status) goes over HTTP.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakegithub import FakeGitHub
+
+from agentassay.github import run_action
+from agentassay.results import load_results
+
+REPO, REPO_ID, PR = "octo/app", 101, 7
+TOKEN, READ_TOKEN = "ghs_writetoken123456", "ghs_readtoken1234567"
+
+AGENT = '''\
+import random
+
+def v1(text: str, seed: int) -> str:
+    """Always right: an unchanged copy of it must PASS."""
+    return ("refund approved" if "refund" in text else "ok " + text)
+
+def v2(text: str, seed: int) -> str:
+    """Regressed: refunds mostly fail; the output carries HTML and a mention."""
+    rng = random.Random(seed)
+    if "refund" in text:
+        return "refund approved" if rng.random() < 0.4 else "<img src=x onerror=alert(1)> @octocat no"
+    return v1(text, seed)
+'''
+
+SUITE = """\
+name: shop
+agent: shopagent:{version}
+config:
+  trials: 150
+  threshold: 0.8
+  seed: 3
+  concurrency: 16
+scenarios:
+  - name: refund
+    input: "I want a refund"
+    evaluator: {{contains: approved}}
+  - name: hello
+    input: hello
+    evaluator: {{contains: ok}}
+  - name: order
+    input: where is my order
+    evaluator: {{contains: ok}}
+  - name: hours
+    input: opening hours
+    evaluator: {{contains: ok}}
+"""
+
+
+class Workspace:
+    """A repository checkout plus the runner's files (event, outputs, summary)."""
+
+    def __init__(self, root: Path, gh: FakeGitHub) -> None:
+        self.root, self.gh = root, gh
+        (root / "shopagent.py").write_text(AGENT)
+        self.version("v1")
+        self.temp = root.parent / f"{root.name}-runner-temp"
+        self.temp.mkdir(exist_ok=True)
+
+    def version(self, v: str) -> None:
+        (self.root / "agentassay.yml").write_text(SUITE.format(version=v))
+
+    def event(self, kind: str) -> tuple[str, dict[str, Any], str]:
+        repo = {"id": REPO_ID, "full_name": REPO, "default_branch": "main"}
+        if kind == "push":
+            return "push", {"repository": repo, "ref": "refs/heads/main"}, "refs/heads/main"
+        head_repo = {"full_name": "stranger/app" if kind == "fork" else REPO}
+        pr = {
+            "number": PR,
+            "head": {"sha": "headsha1", "ref": "feature", "repo": head_repo},
+            "base": {"ref": "main", "repo": {"full_name": REPO}},
+        }
+        return "pull_request", {"pull_request": pr, "repository": repo}, f"refs/pull/{PR}/merge"
+
+    def run(self, kind: str = "pr", *, token: str = TOKEN, **inputs: str) -> tuple[int, str]:
+        name, payload, ref = self.event(kind)
+        event_file = self.temp / "event.json"
+        event_file.write_text(json.dumps(payload))
+        for f in ("output.txt", "summary.md"):
+            (self.temp / f).unlink(missing_ok=True)
+        env = {
+            "GITHUB_WORKSPACE": str(self.root),
+            "GITHUB_EVENT_PATH": str(event_file),
+            "GITHUB_EVENT_NAME": name,
+            "GITHUB_REPOSITORY": REPO,
+            "GITHUB_API_URL": self.gh.url,
+            "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_RUN_ID": "4242",
+            "GITHUB_SHA": "mergesha",
+            "GITHUB_REF": ref,
+            "GITHUB_OUTPUT": str(self.temp / "output.txt"),
+            "GITHUB_STEP_SUMMARY": str(self.temp / "summary.md"),
+            "RUNNER_TEMP": str(self.temp),
+            "INPUT_GITHUB-TOKEN": token,
+            "INPUT_SUITE": "agentassay.yml",
+            **{f"INPUT_{k.upper().replace('_', '-')}": v for k, v in inputs.items()},
+        }
+        out = io.StringIO()
+        code = run_action(env, stdout=out)
+        return code, out.getvalue()
+
+    @property
+    def outputs(self) -> dict[str, str]:
+        lines = (self.temp / "output.txt").read_text().splitlines()
+        return dict(line.split("=", 1) for line in lines)
+
+    @property
+    def summary(self) -> str:
+        return (self.temp / "summary.md").read_text()
+
+    def baseline_zip(self, results_path: str = "agentassay-results") -> bytes:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            for f in (self.root / results_path).iterdir():
+                zf.write(f, f.name)
+        return buf.getvalue()
+
+
+@pytest.fixture
+def gh() -> Any:
+    with FakeGitHub() as server:
+        server.add_repo(REPO, id=REPO_ID, default_branch="main")
+        server.add_token(TOKEN, write=True)
+        server.add_token(READ_TOKEN, write=False)
+        yield server
+
+
+@pytest.fixture
+def ws(tmp_path: Path, gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+    root = tmp_path / "repo"
+    root.mkdir()
+    monkeypatch.chdir(root)  # the action chdirs; monkeypatch restores the cwd afterwards
+    monkeypatch.syspath_prepend(str(root))
+    return Workspace(root, gh)
+
+
+@pytest.fixture
+def recorded(ws: Workspace, gh: FakeGitHub) -> Workspace:
+    """A baseline of v1 recorded on main and uploaded as the artifact."""
+    code, _ = ws.run("push")
+    assert code == 0 and ws.outputs["mode"] == "record"
+    gh.add_artifact(REPO, "agentassay-baseline", ws.baseline_zip(), head_branch="main", head_repository_id=REPO_ID,
+                    head_sha="basesha", created_at="2026-11-20T10:00:00Z")
+    return ws
+
+
+def _comments(gh: FakeGitHub) -> list[dict[str, Any]]:
+    return gh.comments(REPO, PR)
+
+
+def _writes(gh: FakeGitHub) -> list[Any]:
+    return [r for r in gh.requests if r.method in ("POST", "PATCH")]
+
+
+def test_first_run_without_baseline_is_record_only(ws: Workspace, gh: FakeGitHub) -> None:
+    code, _out = ws.run()
+    assert code == 0
+    assert ws.outputs["mode"] == "record-only"
+    [comment] = _comments(gh)
+    assert "no baseline yet" in comment["body"].lower() and "record" in comment["body"].lower()
+    [status] = gh.statuses(REPO, "headsha1")  # the PR head, not the merge commit
+    assert status["state"] == "success" and status["context"] == "agentassay"
+    assert ws.outputs["results-path"] == "agentassay-results/results.json"
+    assert (ws.root / "agentassay-results" / "pr.json").exists()
+
+
+def test_unchanged_agent_passes(recorded: Workspace, gh: FakeGitHub) -> None:
+    code, _ = recorded.run()
+    assert code == 0, recorded.summary
+    assert recorded.outputs["decision"] == "deploy" and recorded.outputs["mode"] == "check"
+    [status] = gh.statuses(REPO, "headsha1")
+    assert status["state"] == "success" and status["target_url"].endswith("/actions/runs/4242")
+    # The artifact zip was fetched from storage without the token.
+    storage = [r for r in gh.requests if r.path.startswith("/_storage/")]
+    assert storage and all("authorization" not in {k.lower() for k in r.headers} for r in storage)
+
+
+def test_regression_fails_and_the_second_run_updates_the_same_comment(recorded: Workspace, gh: FakeGitHub) -> None:
+    recorded.version("v2")
+    code, _out = recorded.run()
+    assert code == 1
+    assert recorded.outputs["decision"] == "block" and recorded.outputs["fail"] == "1"
+    [status] = gh.statuses(REPO, "headsha1")
+    assert status["state"] == "failure"
+    [first] = _comments(gh)
+    assert "BLOCK" in first["body"] and "refund" in first["body"]
+    assert "<img" not in first["body"] and "@octocat" not in first["body"]  # agent output made inert
+    assert recorded.outputs["comment-url"] == first["html_url"]
+
+    recorded.version("v1")
+    code, _ = recorded.run()
+    [again] = _comments(gh)  # updated in place, not duplicated
+    assert again["id"] == first["id"] and again["body"] != first["body"]
+    assert next(s["state"] for s in gh.statuses(REPO, "headsha1")) == ("success" if code == 0 else "failure")
+
+
+def test_a_lost_comment_response_does_not_duplicate_the_comment(recorded: Workspace, gh: FakeGitHub) -> None:
+    gh.fail_next("POST", rf"/repos/{REPO}/issues/{PR}/comments", 502, after_effect=True)
+    recorded.run()
+    assert len(_comments(gh)) == 1
+
+
+def test_fork_pull_request_writes_nothing_and_keeps_the_summary(recorded: Workspace, gh: FakeGitHub) -> None:
+    recorded.version("v2")
+    code, out = recorded.run("fork", token=READ_TOKEN)
+    assert code == 1  # the gate still decides
+    assert _writes(gh) == [] and _comments(gh) == []
+    assert "fork" in out and "BLOCK" in recorded.summary
+
+
+def test_read_only_token_on_a_non_fork_pr_warns_without_crashing(recorded: Workspace, gh: FakeGitHub) -> None:
+    code, out = recorded.run(token=READ_TOKEN)
+    assert code == 0
+    assert "pull-requests: write" in out and "statuses: write" in out
+    assert _comments(gh) == [] and gh.statuses(REPO, "headsha1") == []
+
+
+def test_corrupt_or_foreign_baselines_are_warnings(ws: Workspace, gh: FakeGitHub) -> None:
+    gh.add_artifact(REPO, "agentassay-baseline", b"this is not a zip", head_branch="main", head_repository_id=REPO_ID,
+                    created_at="2026-11-20T10:00:00Z")
+    # Newer, but from a fork's "main" and an expired one: both must be skipped.
+    gh.add_artifact(REPO, "agentassay-baseline", b"x", head_branch="main", head_repository_id=999,
+                    created_at="2026-11-21T10:00:00Z")
+    gh.add_artifact(REPO, "agentassay-baseline", b"x", head_branch="main", head_repository_id=REPO_ID, expired=True,
+                    created_at="2026-11-21T11:00:00Z")
+    code, out = ws.run()
+    assert code == 0 and ws.outputs["mode"] == "record-only"
+    assert "not a valid zip" in out
+    [comment] = _comments(gh)
+    assert "not a valid zip" in comment["body"]
+
+
+def test_rate_limits_and_outages_are_retried(recorded: Workspace, gh: FakeGitHub) -> None:
+    gh.fail_next("GET", rf"/repos/{REPO}/actions/artifacts", 403,
+                 headers={"Retry-After": "1", "X-RateLimit-Remaining": "0"})
+    gh.fail_next("GET", rf"/repos/{REPO}/issues/{PR}/comments", 503)
+    code, _ = recorded.run()
+    assert code == 0 and recorded.outputs["mode"] == "check"
+    assert len(_comments(gh)) == 1
+
+
+def test_missing_artifact_permission_is_explained(ws: Workspace, gh: FakeGitHub) -> None:
+    gh.fail_next("GET", rf"/repos/{REPO}/actions/artifacts", 403, times=None)
+    code, out = ws.run()
+    assert code == 0 and "actions: read" in out
+
+
+def test_bad_input_exits_3_and_names_it(ws: Workspace) -> None:
+    code, out = ws.run(fail_on="sometimes")
+    assert code == 3 and "input 'fail-on'" in out
+    code, out = ws.run(suite="missing.yml")
+    assert code == 3 and "missing.yml" in out
+    assert "error" in ws.summary
+
+
+def test_four_shards_merge_into_one_comment_and_status(recorded: Workspace, gh: FakeGitHub) -> None:
+    recorded.version("v2")
+    shards = recorded.root / "shards"
+    for i in range(1, 5):
+        code, _ = recorded.run(shard=f"{i}/4", results_path=f"shards/shard-{i}")
+        assert code == 0 and recorded.outputs["mode"] == "check"  # provisional: the publish job gates
+    assert _comments(gh) == [] and gh.statuses(REPO, "headsha1") == []  # shards post nothing
+    code, _out = recorded.run(mode="publish", shard_results="shards", results_path="merged")
+    assert code == 1
+    [comment] = _comments(gh)
+    assert "refund" in comment["body"]
+    [status] = gh.statuses(REPO, "headsha1")
+    assert status["state"] == "failure"
+    merged = load_results(recorded.root / "merged" / "results.json")
+    assert sorted(s.name for s in merged.scenarios) == ["hello", "hours", "order", "refund"]
+    # The same verdicts as one unsharded check of the same agent.
+    _code_single, _ = recorded.run(results_path="single", comment="false")
+    single = load_results(recorded.root / "single" / "results.json")
+    assert {s.name: s.verdict.verdict for s in merged.scenarios} == {s.name: s.verdict.verdict for s in single.scenarios}
+    assert shards.is_dir()

@@ -286,3 +286,18 @@ def test_four_shards_merge_into_one_comment_and_status(recorded: Workspace, gh: 
     single = load_results(recorded.root / "single" / "results.json")
     assert {s.name: s.verdict.verdict for s in merged.scenarios} == {s.name: s.verdict.verdict for s in single.scenarios}
     assert shards.is_dir()
+
+
+def test_artifact_listing_404_is_a_warning_and_a_record_only_run(ws: Workspace, gh: FakeGitHub) -> None:
+    gh.fail_next("GET", rf"/repos/{REPO}/actions/artifacts", 404, times=None)
+    code, out = ws.run()
+    assert code == 0 and ws.outputs["mode"] == "record-only"
+    assert "could not list the baseline artifacts" in out and "404" in out
+    assert len(_comments(gh)) == 1  # the run still reports
+
+
+def test_an_expired_storage_url_or_failed_download_is_a_warning(recorded: Workspace, gh: FakeGitHub) -> None:
+    gh.fail_next("GET", r"/_storage/.*", 403, times=None)
+    code, out = recorded.run()
+    assert code == 0 and recorded.outputs["mode"] == "record-only"
+    assert "storage answered 403" in out

@@ -411,6 +411,7 @@ class FakeGitHub:
         self._artifacts: dict[int, _Artifact] = {}
         self._comments: dict[int, _Comment] = {}
         self._statuses: list[_Status] = []
+        self._pulls: dict[tuple[str, int], str] = {}  # (repo full name, lower case; number) -> head sha
         self._storage: dict[str, tuple[int, float]] = {}
         self._faults: list[Fault] = []
         self._log: list[LoggedRequest] = []
@@ -497,6 +498,12 @@ class FakeGitHub:
                 expired=expired, created_at=created_at or _now(),
                 run_id=next(self._ids) + 9000 if run_id is None else run_id)
             return aid
+
+    def add_pull(self, repo: str, number: int, head_sha: str) -> None:
+        """An open pull request, for ``GET /repos/{o}/{r}/pulls/{n}`` (what a publish job verifies)."""
+        with self._lock:
+            rec = self._repo_or_raise(repo)
+            self._pulls[(rec.full_name.lower(), int(number))] = head_sha
 
     def add_comment(self, repo: str, issue: int, body: str, *, login: str = BOT_LOGIN) -> dict[str, Any]:
         """Pre-existing comment (e.g. one a previous run left, or a human's); returns its JSON."""
@@ -812,6 +819,14 @@ class FakeGitHub:
         c = self._comments.get(int(ctx.params["cid"]))
         return c if c is not None and c.repo == ctx.repo.full_name.lower() else None
 
+    def _get_pull(self, ctx: _Ctx) -> _Response:
+        assert ctx.repo is not None
+        number = int(ctx.params["num"])
+        sha = self._pulls.get((ctx.repo.full_name.lower(), number))
+        if sha is None:
+            return _error(404, "Not Found")
+        return _json(200, {"number": number, "state": "open", "head": {"sha": sha}})
+
     def _get_comment(self, ctx: _Ctx) -> _Response:
         c = self._comment(ctx)
         if c is None or ctx.repo is None:
@@ -868,6 +883,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], _Handler, str]] = [
         ("GET", _OWNER_REPO + r"/actions/artifacts/(?P<aid>\d+)/zip", FakeGitHub._download_artifact, "download"),
         ("GET", r"/_storage/(?P<token>[^/]+)/(?P<aid>\d+)\.zip", FakeGitHub._storage_get, "storage"),
         ("GET", _OWNER_REPO + r"/issues/(?P<num>\d+)/comments", FakeGitHub._list_comments, "read"),
+        ("GET", _OWNER_REPO + r"/pulls/(?P<num>\d+)", FakeGitHub._get_pull, "read"),
         ("POST", _OWNER_REPO + r"/issues/(?P<num>\d+)/comments", FakeGitHub._create_comment, "write"),
         ("GET", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)", FakeGitHub._get_comment, "read"),
         ("PATCH", _OWNER_REPO + r"/issues/comments/(?P<cid>\d+)", FakeGitHub._update_comment, "write"),

@@ -301,3 +301,36 @@ def test_an_expired_storage_url_or_failed_download_is_a_warning(recorded: Worksp
     code, out = recorded.run()
     assert code == 0 and recorded.outputs["mode"] == "record-only"
     assert "storage answered 403" in out
+
+
+def test_fork_results_published_by_workflow_run_go_to_the_verified_pr(recorded: Workspace, gh: FakeGitHub) -> None:
+    recorded.version("v2")
+    code, _ = recorded.run("fork", token=READ_TOKEN, results_path="fork-results")
+    assert code == 1 and _comments(gh) == []
+    pr_file = recorded.root / "fork-results" / "pr.json"
+    assert json.loads(pr_file.read_text())["number"] == PR
+
+    def publish() -> tuple[int, str]:
+        event = {"workflow_run": {"head_sha": "headsha1", "event": "pull_request"},
+                 "repository": {"id": REPO_ID, "full_name": REPO, "default_branch": "main"}}
+        original = recorded.event
+        recorded.event = lambda kind: ("workflow_run", event, "refs/heads/main")  # type: ignore[method-assign]
+        try:
+            return recorded.run(mode="publish", shard_results="fork-results", results_path="published")
+        finally:
+            recorded.event = original  # type: ignore[method-assign]
+
+    code, out = publish()  # GitHub knows no such PR: nothing is posted
+    assert "cannot verify" in out and _comments(gh) == []
+    gh.add_pull(REPO, PR, "headsha1")
+    code, out = publish()
+    assert code == 1
+    [comment] = _comments(gh)
+    assert "refund" in comment["body"]
+    assert gh.statuses(REPO, "headsha1")[0]["state"] == "failure"
+    # A forged number pointing at another PR (whose head differs) is refused.
+    info = json.loads(pr_file.read_text())
+    pr_file.write_text(json.dumps({**info, "number": 8}))
+    gh.add_pull(REPO, 8, "othersha")
+    code, out = publish()
+    assert "not at the tested commit" in out and gh.comments(REPO, 8) == []

@@ -196,6 +196,8 @@ class Action:
                 f"input 'shard-results': no results.json under {folder}; download the shard or fork artifacts there first"
             )
         pr = self.read_pr_file(folder)
+        if pr is not None and self.ctx.pr_number is None:
+            pr = self.verify_pr(pr)
         loaded = [load_results(f) for f in files]
         if len(loaded) == 1 and loaded[0].shard is None:
             results = loaded[0]
@@ -378,6 +380,26 @@ class Action:
             return str(path.resolve().relative_to(self.ctx.workspace.resolve()))
         except ValueError:
             return str(path)
+
+    def verify_pr(self, pr: dict[str, Any]) -> dict[str, Any] | None:
+        """A PR number read from an artifact (fork runs) is used only if that PR's head is the commit tested.
+
+        The artifact was made by code from the PR, so its number could point anywhere; GitHub's own
+        record of the PR must agree with the head commit in the file.
+        """
+        from ._client import GitHubError
+
+        if self.client is None or not pr.get("number"):
+            return None
+        try:
+            live = self.client.request("GET", f"repos/{self.ctx.repository}/pulls/{int(pr['number'])}")
+        except (GitHubError, ValueError) as exc:
+            self.warn(f"cannot verify pull request {pr.get('number')!r} from the results ({exc}); not posting")
+            return None
+        if ((live or {}).get("head") or {}).get("sha") != pr.get("head_sha"):
+            self.warn(f"pull request #{pr['number']} is not at the tested commit; not posting")
+            return None
+        return pr
 
     def write_pr_file(self) -> None:
         if self.ctx.pr_number is None:

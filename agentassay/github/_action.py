@@ -206,8 +206,9 @@ class Action:
         else:
             from ..results import merge_results
 
-            baseline = self.fetch_baseline() if any(r.kind != "run" for r in loaded) else None
-            if baseline is None and any(r.kind != "run" for r in loaded):
+            checked = any(r.kind != "run" for r in loaded)
+            baseline = self.fetch_baseline((pr or {}).get("base_branch")) if checked else None
+            if checked and baseline is None:
                 raise ActionInputError("merging checked shards needs the baseline artifact, which could not be fetched")
             results = merge_results(loaded, baseline=baseline)
             out = self.results_dir()
@@ -217,7 +218,7 @@ class Action:
         return self.finish(results, pr=pr)
 
     # -- baseline ---------------------------------------------------------------------------------
-    def fetch_baseline(self) -> Any:
+    def fetch_baseline(self, branch: str | None = None) -> Any:
         """The base branch's baseline results, or None (with the reason in the summary)."""
         from ..results import ResultsError, load_results
         from ._artifacts import BaselineError, download, find_baseline, unpack
@@ -228,8 +229,8 @@ class Action:
             baseline = load_results(path if path.is_absolute() else self.ctx.workspace / path)
             self.outcome.baseline_info = f"baseline: {self.inputs.baseline_file}"
             return baseline
-        branch = self.ctx.base_branch or (self.read_pr_file(self.results_dir()) or {}).get("base_branch")
-        branch = branch or self.ctx.default_branch
+        # The PR event names the base; a publish job may know it only from the results' pr.json.
+        branch = self.ctx.base_branch or branch or self.ctx.default_branch
         name = self.inputs.baseline_artifact
         if self.client is None:
             self.warn("no github-token input: cannot fetch the baseline artifact; ran without a baseline")

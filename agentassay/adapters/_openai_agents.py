@@ -48,20 +48,22 @@ from ..traces import Action, Cost, Step, Trace, TraceMetadata
 from ._base import AgentRunError, ToolInfo
 from ._base import describe_exception as _describe
 from ._offline import MODEL_NAME, Behaviour, OfflineModel, load_behaviour
+from ._probe import RESTRICTED_CALL, TOOL_NOT_FOUND, Probe, ProbeInstaller
 from ._transient import is_transient as is_transient_error
 
-__all__ = ["OpenAIAgentsAdapter", "install_trace_router", "is_transient_error"]
+__all__ = ["OpenAIAgentsAdapter", "Probe", "install_trace_router", "is_transient_error"]
 
 
 # -- routing spans to trials ----------------------------------------------------------------------
 class _Recorder:
     """The spans of one trial (in start order) and the tool errors captured for them."""
 
-    __slots__ = ("errors", "spans")
+    __slots__ = ("errors", "missing", "spans")
 
     def __init__(self) -> None:
         self.spans: list[Span[Any]] = []
         self.errors: dict[str, str] = {}  # function span id -> error text
+        self.missing: list[tuple[str | None, str]] = []  # (agent, tool) calls to tools the agent lacks
 
 
 class _TraceRouter(TracingProcessor):
@@ -228,6 +230,7 @@ class OpenAIAgentsAdapter:
         max_turns: int = 10,
         module: str | None = None,
         root: str | Path | None = None,
+        probe: Probe | None = None,
     ) -> None:
         if not isinstance(agent, Agent):
             raise TypeError(f"OpenAIAgentsAdapter needs an agents.Agent, got {type(agent).__name__}")
@@ -235,6 +238,8 @@ class OpenAIAgentsAdapter:
         self.model_config = model or ModelConfig()
         self.max_turns = max_turns
         self.root = root
+        self.probe = probe
+        self._installer: ProbeInstaller | None = None
         self._behaviour: Behaviour | None = None
         self._behaviour_source: str | None = None
         self._real_model: Model | None = None
@@ -336,8 +341,15 @@ class OpenAIAgentsAdapter:
         model = self._model_for(seed)
         trace_id = f"trace_{uuid.uuid4().hex}"
         recorder = _ROUTER.open(trace_id)
+        probe = self.probe
+        if probe is not None and self._installer is None:
+            self._installer = ProbeInstaller(_reachable(self.agent), probe)
+        installer = self._installer if probe is not None else None
 
         def capture_tool_error(args: ToolErrorFormatterArgs[Any]) -> None:
+            if args.kind == "tool_not_found":
+                recorder.missing.append((_latest_agent(recorder), str(args.tool_name)))
+                return None
             text = _describe(args.error) if args.error is not None else args.default_message
             span = get_current_span()
             if span is not None and isinstance(span.span_data, FunctionSpanData):
@@ -352,9 +364,14 @@ class OpenAIAgentsAdapter:
             workflow_name=f"agentassay {self.agent.name}",
             trace_id=trace_id,
             tool_error_formatter=capture_tool_error,
+            # A call to a tool the agent does not have is an observation (a restricted or unknown
+            # edge), not a crash: the model is told the tool does not exist and the run goes on.
+            tool_not_found_behavior="return_error_to_model" if probe is not None else "raise_error",
         )
         metadata = TraceMetadata(seed=seed, model=self.model_label, adapter=self.name)
         started = time.perf_counter()
+        if installer is not None:
+            installer.acquire()
         try:
             result = await Runner.run(self.agent, input, max_turns=self.max_turns, run_config=run_config)
         except Exception as exc:
@@ -365,6 +382,7 @@ class OpenAIAgentsAdapter:
             steps = _steps_from_spans(recorder)
             if not steps and run_data is not None:
                 steps = _steps_from_items(run_data.new_items)
+            steps = _mark_probe_steps(steps, recorder, installer)
             last = getattr(getattr(run_data, "last_agent", None), "name", None) or _last_agent(steps)
             message = _describe(exc)
             steps.append(Step(Action.ERROR, agent=last, error=message))
@@ -378,8 +396,11 @@ class OpenAIAgentsAdapter:
             raise AgentRunError(message, trace) from exc
         finally:
             _ROUTER.close(trace_id)
+            if installer is not None:
+                installer.release()
         latency = time.perf_counter() - started
         steps = _steps_from_spans(recorder) or _steps_from_items(result.new_items)
+        steps = _mark_probe_steps(steps, recorder, installer)
         output = _jsonable(result.final_output)
         steps.append(Step(Action.RESPOND, agent=result.last_agent.name, output=output))
         return Trace(
@@ -451,6 +472,29 @@ class OpenAIAgentsAdapter:
 
 
 # -- building traces ------------------------------------------------------------------------------
+def _latest_agent(recorder: _Recorder) -> str | None:
+    """The agent that started last in this trial: the one making a call right now (sequential runs)."""
+    for span in reversed(recorder.spans):
+        if isinstance(span.span_data, AgentSpanData):
+            return span.span_data.name
+    return None
+
+
+def _mark_probe_steps(steps: list[Step], recorder: _Recorder, installer: ProbeInstaller | None) -> list[Step]:
+    """Label calls that hit a recording stub as refused restricted calls; add missing-tool calls."""
+    if installer is None:
+        return steps
+    marked = [
+        dataclasses.replace(s, error=RESTRICTED_CALL, output=None)
+        if s.action is Action.CALL_TOOL and (s.agent, s.tool) in installer.restricted
+        else s
+        for s in steps
+    ]
+    for agent, tool in recorder.missing:
+        marked.append(Step(Action.CALL_TOOL, agent=agent, tool=tool, error=f"{TOOL_NOT_FOUND}: {tool}"))
+    return marked
+
+
 def _cost(usage: Any, latency: float) -> Cost:
     return Cost(
         input_tokens=int(getattr(usage, "input_tokens", 0) or 0),

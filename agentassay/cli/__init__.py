@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from ._coverage import coverage, generate, manifest
 from ._run import check, compare, demo, merge, run
 from ._stats import stats
 
@@ -24,7 +25,7 @@ def cli() -> None:
     """AgentAssay: did our agent get worse? Stochastic regression testing for LLM agents."""
 
 
-for _command in (run, check, compare, merge, demo, stats):
+for _command in (run, check, compare, merge, demo, stats, manifest, generate, coverage):
     cli.add_command(_command)
 
 

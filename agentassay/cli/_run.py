@@ -28,11 +28,12 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
         from ..adapters import AgentLoadError
         from ..results import ResultsError
         from ..spec import SpecError
+        from ..structure import ManifestError
         from ..traces import StoreError
 
         try:
             return fn(*args, **kwargs)
-        except (SpecError, ResultsError, StoreError) as exc:
+        except (SpecError, ResultsError, StoreError, ManifestError) as exc:
             click.echo(f"error: {exc}", err=True)
             return EXIT_USAGE
         except AgentLoadError as exc:

@@ -13,7 +13,15 @@ from ._monitors import (
     ThresholdSPRT,
     replay,
 )
-from ._plan import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, monitor_for, scenario_alpha
+from ._plan import (
+    BaselineCounts,
+    SuiteDecision,
+    coverage_gate,
+    decide,
+    fixed_n_equivalent,
+    monitor_for,
+    scenario_alpha,
+)
 from ._proxy import ProxyEvidence
 from ._proxy import allocation as proxy_allocation_for
 
@@ -28,6 +36,7 @@ __all__ = [
     "SuiteDecision",
     "ThresholdFixed",
     "ThresholdSPRT",
+    "coverage_gate",
     "decide",
     "fingerprint_plan",
     "fingerprint_test",

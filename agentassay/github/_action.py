@@ -334,7 +334,21 @@ class Action:
             warnings=tuple(self.outcome.warnings),
             baseline_info=self.outcome.baseline_info,
             secrets=self.secrets(),
+            coverage=self.coverage(),
         )
+
+    def coverage(self) -> dict[str, Any] | None:
+        """The comment's "coverage gaps" section from the results' coverage (None: nothing measured)."""
+        cov = getattr(self.outcome.results, "coverage", None)
+        if not cov or not (cov.get("structural") or cov.get("behavioural")):
+            return None
+        from ..reports import coverage_section
+
+        try:
+            return coverage_section(cov.get("structural"), cov.get("behavioural"), secrets=self.secrets())
+        except Exception as exc:  # a report section must never cost the verdict its comment
+            self.warn(f"coverage section skipped: {type(exc).__name__}: {exc}")
+            return None
 
     def write_summary(self, failure: str | None = None) -> None:
         path = self.ctx.summary_file

@@ -71,6 +71,7 @@ _OMITTED = {Verdict.FAIL: "failing", Verdict.INCONCLUSIVE: "inconclusive", Verdi
 # single enormous failure reason cannot crowd every other scenario out of the comment.
 _W_NAME, _W_CELL, _W_LINE, _W_TEXT = 80, 200, 300, 1000
 _MAX_LIST = 20  # warnings, notes, coverage gaps shown before "… N more"
+_FOLD_LINES = 40  # a coverage diagram with more lines than this is shown folded
 
 
 class Md(str):
@@ -217,6 +218,13 @@ class _Run:
     notes: tuple[Md, ...]
 
 
+@dataclass(frozen=True)
+class _Diagram:
+    fenced: Md
+    folded: bool  # a large diagram goes into a collapsed <details>
+    legend: Md | None
+
+
 def _verdict_word(s: ScenarioResult) -> str:
     v = s.verdict
     if v.verdict is Verdict.FAIL:
@@ -326,9 +334,15 @@ def _more(n: int, what: str) -> Md | None:
     return Md(f"… {n} more {what if n != 1 else what[:-1]}") if n > 0 else None
 
 
+def _escaped(text: Any, esc: _Escaper, width: int) -> Md:
+    """Text as Markdown: escaped, unless it already is escaped Markdown (``Md``, e.g. from
+    :func:`agentassay.reports.coverage_section`, which escapes every name it puts in)."""
+    return text if isinstance(text, Md) else esc(text, width)
+
+
 def _listed(items: Sequence[str], esc: _Escaper, width: int, what: str) -> list[Md]:
     more = _more(len(items) - _MAX_LIST, what)
-    return [esc(i, width) for i in items[:_MAX_LIST]] + ([more] if more else [])
+    return [_escaped(i, esc, width) for i in items[:_MAX_LIST]] + ([more] if more else [])
 
 
 def _mermaid(text: str, redact: Callable[[str], str]) -> Md:
@@ -452,12 +466,18 @@ def _render(
     if coverage is not None:
         diagram = coverage.get("mermaid")
         ctx["coverage"] = {
-            "summary": esc(coverage.get("summary") or "", _W_TEXT),
+            "summary": _escaped(coverage.get("summary") or "", esc, _W_TEXT),
             "gaps": _listed(list(coverage.get("gaps") or ()), esc, _W_LINE, "gaps"),
             "has_diagram": bool(diagram),
         }
         if diagram:
-            pieces.append(_Piece("mermaid", _mermaid(diagram, redact)))
+            legend = coverage.get("legend")
+            view = _Diagram(
+                _mermaid(diagram, redact),
+                folded=len(str(diagram).splitlines()) > _FOLD_LINES,
+                legend=_escaped(legend, esc, _W_TEXT) if legend else None,
+            )
+            pieces.append(_Piece("mermaid", _part(parts.diagram, view)))
     if results is not None and ordered:
         pieces.append(_Piece("run", _part(parts.run, _run_details(results, esc))))
         pieces += [_Piece("details", _part(parts.scenario, _details(s, esc))) for s in ordered]
@@ -525,7 +545,10 @@ def render_pr_comment(
     ``results`` None: the run produced no results file (``warnings`` say why). ``mode``
     "record-only": there is no baseline yet, the run was recorded only. ``warnings`` and
     ``baseline_info`` come from the workflow; ``secrets`` (see :func:`secret_values`) are shown as
-    ``***``; ``coverage`` is ``{"summary": str, "gaps": [str], "mermaid": str | None}``.
+    ``***``; ``coverage`` is ``{"summary": str, "gaps": [str], "mermaid": str | None}`` with an
+    optional ``"legend": str`` shown under the diagram (see :func:`agentassay.reports.coverage_section`,
+    whose escaped ``Md`` strings are printed as they are; plain strings are escaped here). A
+    diagram of more than 40 lines is folded into a ``<details>``.
     """
     return _render(
         results, marker=_marker(marker_key), mode=mode, run_url=run_url, warnings=warnings,

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..gate import BaselineCounts, ScenarioVerdict, SuiteDecision
-from ..spec import ModelConfig, Settings
+from ..spec import CoverageConfig, ModelConfig, Settings
 from ..stats import Decision, Verdict
+
+_COVERAGE_FIELDS = {f.name for f in fields(CoverageConfig)}
 
 RESULTS_SCHEMA = "agentassay.results/1"
 
@@ -191,6 +193,9 @@ class Results:
     # ``--shard i/n`` (docs/runner.md, "Sharding"): {"index", "count", "scenarios_total",
     # "suite_sha256"}, what ``agentassay merge`` checks before combining. None: the whole suite.
     shard: dict[str, Any] | None = None
+    # Coverage of this run's traces (docs/coverage.md): {"structural": {...} | None,
+    # "behavioural": {...} | None, "gate": {...}}; None when coverage is off.
+    coverage: dict[str, Any] | None = None
 
     def scenario(self, name: str) -> ScenarioResult | None:
         return next((s for s in self.scenarios if s.name == name), None)
@@ -254,6 +259,7 @@ class Results:
             "notes": list(self.notes),
             "proxy": self.proxy,
             "shard": self.shard,
+            "coverage": self.coverage,
             "scenarios": [s.to_dict() for s in self.scenarios],
         }
 
@@ -284,6 +290,10 @@ class Results:
             raw = {k: v for k, v in (d.get("settings") or {}).items() if k in known}
             if isinstance(raw.get("proxy"), dict):
                 raw["proxy"] = ModelConfig(**raw["proxy"])
+            if isinstance(raw.get("coverage"), dict):
+                cov = dict(raw["coverage"])
+                cov["models"] = tuple(cov.get("models") or ())
+                raw["coverage"] = CoverageConfig(**{k: v for k, v in cov.items() if k in _COVERAGE_FIELDS})
             settings = Settings(**raw)
             where = "decision"
             dec = d["decision"]
@@ -311,6 +321,7 @@ class Results:
                 notes=tuple(d.get("notes") or ()),
                 proxy=d.get("proxy") or None,
                 shard=d.get("shard") or None,
+                coverage=d.get("coverage") or None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)

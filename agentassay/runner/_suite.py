@@ -16,7 +16,7 @@ from typing import Any
 from .. import __version__
 from ..adapters import AgentAdapter, load_adapter
 from ..evaluators import build_evaluator
-from ..gate import decide, fixed_n_equivalent, monitor_for, recording_sample
+from ..gate import coverage_gate, decide, fixed_n_equivalent, monitor_for, recording_sample
 from ..results import (
     Results,
     ScenarioResult,
@@ -29,6 +29,7 @@ from ..results import (
 )
 from ..spec import ModelConfig, Scenario, SpecError, Suite
 from ..traces import Trace, TraceStore
+from ._coverage import measure_coverage, prepare_coverage
 from ._engine import Engine, ScenarioState, run_engine
 from ._progress import Progress
 from ._proxy import check_adapter, plan_from_baseline, run_proxy
@@ -163,6 +164,15 @@ def run_suite(
     if adapter is None:
         adapter = load(suite.model)
     settings = suite.settings
+    covering = prepare_coverage(suite, adapter, entry)
+    if covering is not None:
+        user_on_trial = on_trial
+
+        def on_trial(state: ScenarioState, trial: TrialOutcome, trace: Trace) -> None:
+            covering.add(trace)
+            if user_on_trial is not None:
+                user_on_trial(state, trial, trace)
+
     proxy_adapter = None
     proxy_notes: list[str] = []
     allocation = None
@@ -247,6 +257,16 @@ def run_suite(
         notes.append(outcome.budget)
     if baseline is not None:
         notes += baseline_notes(baseline, names, suite.name)
+    coverage = None
+    if covering is not None:
+        try:
+            coverage = measure_coverage(covering, suite, adapter)
+        except Exception as exc:  # coverage is an analysis: it must never lose the measured trials
+            notes.append(f"coverage could not be computed: {type(exc).__name__}: {exc}")
+        else:
+            decision, gate_note = coverage_gate(decision, coverage["gate"]["overall"], settings.coverage.min)
+            if gate_note:
+                notes.append(gate_note)
     scenarios = tuple(
         ScenarioResult(
             name=name,
@@ -287,5 +307,6 @@ def run_suite(
         notes=tuple(notes),
         proxy=proxy.info if proxy else None,
         shard=shard_info,
+        coverage=coverage,
     )
     return RunReport(results, outcome.aborted, outcome.interrupted, outcome.wall_s)

@@ -28,6 +28,7 @@ from ._model import (
     PROVIDERS,
     AgentConfig,
     Check,
+    CoverageConfig,
     ModelConfig,
     Scenario,
     Settings,
@@ -55,7 +56,19 @@ CONFIG_KEYS = (
     "warm_start",
     "proxy",
     "budget_usd",
+    "coverage",
 )
+COVERAGE_KEYS = (
+    "enabled",
+    "manifest",
+    "derive_restrictions",
+    "probe_restricted",
+    "min",
+    "weights",
+    "state_lambda",
+    "models",
+)
+COVERAGE_DIMENSIONS = ("tool", "path", "state", "boundary", "model")
 PRICE_KEYS = ("input", "output")
 FINGERPRINT_KEYS = ("enabled", "shift", "trials")
 WARM_START_KEYS = ("enabled", "inflation")
@@ -63,7 +76,7 @@ PROXY_KEYS = ("model", "paired", "min_target")
 REGRESSION_KEYS = ("baseline", "delta")
 AGENT_KEYS = ("entry", "factory", "version")
 MODEL_KEYS = ("provider", "name", "behaviour", "base_url", "api_key_env", "temperature")
-SCENARIO_KEYS = ("name", "input", "properties", "evaluator", "threshold", "description")
+SCENARIO_KEYS = ("name", "input", "properties", "evaluator", "threshold", "description", "witness")
 
 # `module.sub:attr.sub`: what `agent`, python checks and judges name.
 ENTRY_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
@@ -573,6 +586,8 @@ class _Parser:
                 kw.update(self.proxy(vnode))
             elif k == "budget_usd":
                 kw[k] = None if self.is_null(vnode) else self.number(vnode, key, "USD > 0", lambda x: x > 0)
+            elif k == "coverage":
+                kw[k] = self.coverage(vnode)
         settings = Settings(**kw)
 
         if settings.budget_usd is not None and not settings.prices:
@@ -682,6 +697,47 @@ class _Parser:
             out["proxy_min_target"] = self.integer(m["min_target"][1], "config.proxy.min_target", 1)
         return out
 
+    def coverage(self, node: yaml.Node) -> CoverageConfig:
+        """``config.coverage``: ``true`` / ``false`` or a mapping (docs/coverage.md)."""
+        key = "config.coverage"
+        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool"):
+            return CoverageConfig(enabled=self.boolean(node, key))
+        if self.is_null(node):
+            return CoverageConfig()
+        m = self.mapping(node, key, f"true, false, or a mapping with {', '.join(COVERAGE_KEYS)}")
+        self.check_keys(m, key, COVERAGE_KEYS)
+        kw: dict[str, Any] = {}
+        for k, (_, vnode) in m.items():
+            sub = f"{key}.{k}"
+            if k in ("enabled", "derive_restrictions", "probe_restricted"):
+                kw[k] = self.boolean(vnode, sub)
+            elif k == "manifest":
+                path = self.opt_string(vnode, sub, "a path to a manifest file (YAML)")
+                if path is not None and self.root is not None:
+                    path = str((self.root / os.path.expanduser(path)).resolve())
+                kw[k] = path
+            elif k == "min":
+                kw[k] = None if self.is_null(vnode) else self.number(
+                    vnode, sub, "a coverage between 0 and 1", lambda x: 0.0 <= x <= 1.0
+                )
+            elif k == "state_lambda":
+                kw[k] = self.number(vnode, sub, "a number of abstract states > 0", lambda x: x > 0)
+            elif k == "models":
+                items = vnode.value if isinstance(vnode, yaml.SequenceNode) else None
+                if items is None:
+                    raise self.expected(vnode, sub, "a list of model names", self.value(vnode))
+                kw[k] = tuple(self.string(i, f"{sub}[{n}]", "a model name", nonempty=True) for n, i in enumerate(items))
+            elif k == "weights":
+                wm = self.mapping(vnode, sub, f"a mapping from {', '.join(COVERAGE_DIMENSIONS)} to weights >= 0")
+                self.check_keys(wm, sub, COVERAGE_DIMENSIONS)
+                weights = {
+                    d: self.number(wv, f"{sub}.{d}", "a weight >= 0", lambda x: x >= 0) for d, (_, wv) in wm.items()
+                }
+                if not any(weights.values()):
+                    raise self.err(vnode, sub, "at least one weight must be > 0.", expected="weights", got="all zero")
+                kw[k] = weights
+        return CoverageConfig(**kw)
+
     def regression(self, node: yaml.Node) -> dict[str, Any]:
         if self.is_null(node):
             return {}
@@ -730,6 +786,14 @@ class _Parser:
             p.name_node = m["name"][1]
         if "description" in m and not self.is_null(m["description"][1]):
             p.description = self.string(m["description"][1], f"{key}.description")
+        if "witness" in m and not self.is_null(m["witness"][1]):
+            wnode = m["witness"][1]
+            if not isinstance(wnode, yaml.SequenceNode):
+                raise self.expected(wnode, f"{key}.witness", "a list of objective ids like 'Reach(faq_agent)'", self.value(wnode))
+            p.witness = tuple(
+                self.string(i, f"{key}.witness[{n}]", "an objective id like 'UseTool(faq_agent, faq_lookup_tool)'", nonempty=True)
+                for n, i in enumerate(wnode.value)
+            )
         if "threshold" in m and not self.is_null(m["threshold"][1]):
             p.threshold = self.probability(m["threshold"][1], f"{key}.threshold")
             p.threshold_node = m["threshold"][1]
@@ -1041,6 +1105,7 @@ class _Parser:
                     threshold=p.threshold,
                     line=p.line,
                     description=p.description,
+                    witness=p.witness,
                 )
             )
         return tuple(out)
@@ -1056,6 +1121,7 @@ class _Pending:
         self.name: str | None = None
         self.name_node: yaml.Node | None = None
         self.description = ""
+        self.witness: tuple[str, ...] = ()
         self.threshold: float | None = None
         self.threshold_node: yaml.Node | None = None
         self.properties: dict[str, Any] = {}

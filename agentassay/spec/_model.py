@@ -91,6 +91,23 @@ class Scenario:
     threshold: float | None = None  # overrides config.threshold for this scenario
     line: int | None = None  # line in the suite file, for messages
     description: str = ""
+    # Structural witness objectives this scenario was generated for (``agentassay generate``),
+    # e.g. ("UseTool(faq_agent, faq_lookup_tool)", "Reach(faq_agent)"); coverage reports by them.
+    witness: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CoverageConfig:
+    """``config.coverage`` (docs/coverage.md): what coverage is measured on and how it gates."""
+
+    enabled: bool = True
+    manifest: str | None = None  # a hand-written manifest (path); None: extract from the agent
+    derive_restrictions: bool = True  # closed-world restrictions for an extracted manifest
+    probe_restricted: bool = False  # expose restricted tools as recording stubs during runs
+    min: float | None = None  # Eq. 26: PASS with overall coverage below this becomes manual
+    weights: dict[str, float] | None = None  # weighted geometric mean (Remark 4.2)
+    state_lambda: float = 20.0  # λ of C_state (Eq. 17)
+    models: tuple[str, ...] = ()  # M_target of C_model; empty: the models run
 
 
 @dataclass(frozen=True)
@@ -130,6 +147,7 @@ class Settings:
     # Most USD one run may spend at the configured prices: no trial starts once finished trials cost
     # this much (trials in flight finish). None: no cap. Undecided scenarios are then inconclusive.
     budget_usd: float | None = None
+    coverage: CoverageConfig = field(default_factory=CoverageConfig)
 
     @property
     def trial_cap(self) -> int:

@@ -14,6 +14,11 @@ from typing import Any
 
 TRACE_SCHEMA = "agentassay.trace/1"
 
+#: ``Step.error`` of a call to a restricted tool that a recording stub refused (structural probe).
+RESTRICTED_CALL = "agentassay: restricted call refused"
+#: ``Step.error`` prefix of a call to a tool the agent does not have at all.
+TOOL_NOT_FOUND = "agentassay: tool not found"
+
 
 class Action(str, Enum):
     """What a step did. ``handoff`` covers SDK handoffs and ``Agent.as_tool`` delegations."""

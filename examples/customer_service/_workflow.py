@@ -124,6 +124,7 @@ def build_triage_agent(triage_instructions: str) -> Agent:
 # Regexes run against the latest user message.
 SEAT_CHANGE = r"(?i)\b(change|switch|move|update)\b.*\bseat|\bseat\b.*\b(change|switch|move)\b"
 FAQ_TOPICS = r"(?i)bag|luggage|carry.?on|wi-?fi|internet|seat|plane|food|meal|drink|snack"
+SOMETHING_ELSE = r"(?i)\bsomething else\b"
 OUT_OF_SCOPE = "I can only help with questions about your flight and with seat changes."
 
 
@@ -158,6 +159,13 @@ def base_behaviour(seat_change_routing: dict[str, float]) -> dict[str, object]:
                     "respond": "Let me check on that and get back to you.",
                 },
                 {
+                    # "…and something else": after answering, hand back to triage for the rest.
+                    "after": "tool",
+                    "input": SOMETHING_ELSE,
+                    "choose": {f"handoff:{TRIAGE_AGENT}": 0.95, "respond": 0.05},
+                    "respond": "{tool_output}",
+                },
+                {
                     "after": "tool",
                     "choose": {"respond": 0.97, f"handoff:{TRIAGE_AGENT}": 0.03},
                     "respond": "{tool_output}",
@@ -172,6 +180,12 @@ def base_behaviour(seat_change_routing: dict[str, float]) -> dict[str, object]:
                     "respond": "Could you confirm your confirmation number and the seat you would like?",
                 },
                 {"choose": {f"handoff:{TRIAGE_AGENT}": 0.9, "respond": 0.1}},
+                {
+                    "after": "tool",
+                    "input": SOMETHING_ELSE,
+                    "choose": {f"handoff:{TRIAGE_AGENT}": 0.95, "respond": 0.05},
+                    "respond": "{tool_output}",
+                },
                 {
                     "after": "tool",
                     "choose": {"respond": 0.98, f"handoff:{TRIAGE_AGENT}": 0.02},

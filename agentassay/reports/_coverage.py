@@ -1,0 +1,491 @@
+"""The coverage section of the PR comment: structural (C1–C4) and behavioural coverage as one summary
+line, gap bullets (most actionable first) and a Mermaid flowchart of the coordination graph.
+
+Input is the ``to_dict()`` form of ``agentassay.structural-coverage/1`` and of
+``agentassay.behavioural-coverage/1``. Every agent, tool, boundary and model name in it comes from
+user code or an agent's run, so all of it is untrusted: in Markdown it is escaped with
+:func:`escape_markdown` (or shown as a code span that nothing inside can close), in Mermaid every
+character that means something to Mermaid, HTML or Markdown becomes a Mermaid entity code
+(``#quot;``, ``#lt;``, ``#35;`` …) inside a quoted label, and node ids are ours (``n0``, ``n1`` …).
+
+C3 has inverted polarity: a witnessed restricted edge means a test made an agent *attempt* a
+restricted call. That is a finding (something to harden), so it is listed first and drawn in
+orange; restricted edges with no attempt are only listed, not drawn, to keep the chart readable.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._markdown import Md, _redactor, escape_markdown
+from ._summary import clip
+
+__all__ = ["coverage_section", "mermaid_flowchart"]
+
+STRUCTURAL_SCHEMA = "agentassay.structural-coverage/1"
+BEHAVIOURAL_SCHEMA = "agentassay.behavioural-coverage/1"
+
+_W_NAME = 60  # characters of a name in a gap bullet
+_W_TEXT = 240  # characters of free text (a suggestion, a finding) in a gap bullet
+_W_LABEL, _W_LABEL_SHORT = 40, 16  # characters of a Mermaid node label (the short one for big graphs)
+_MAX_NAMES = 8  # names listed in one grouped bullet before "and N more"
+
+# Mermaid's own limits (defaults that GitHub keeps): a larger diagram shows an error box instead.
+MERMAID_MAX_TEXT = 50_000
+MERMAID_MAX_EDGES = 500
+_MAX_TEXT, _MAX_EDGES = 45_000, 400  # what this module stays within, with room to spare
+
+LEGEND = (
+    "Key: green = exercised by some test; red dashed = never exercised; grey = not reachable from the "
+    "entry agent (the one with the thick border); orange ✗ = a restricted call that a test made an agent attempt. "
+    "Dotted arrows are delegations, solid arrows allowed tool calls."
+)
+
+# Inside a quoted Mermaid label only '"' ends the string, but labels end up as HTML, a backtick
+# after the quote would make a Markdown string and "$$" opens KaTeX math, so every character with a
+# meaning to Mermaid's syntax, HTML, its Markdown strings or math becomes an entity code: Mermaid
+# turns "#name;" / "#123;" into "&name;" / "&#123;" (so '#' and ';' themselves are coded too).
+_MERMAID_ESCAPES: dict[int, str | None] = {ord(c): f"#{ord(c)};" for c in "#;`[](){}|%\\$"}
+_MERMAID_ESCAPES |= {ord('"'): "#quot;", ord("<"): "#lt;", ord(">"): "#gt;", ord("&"): "#amp;"}
+
+_NODE_CLASSES = {
+    "witnessed": "fill:#dafbe1,stroke:#1a7f37,color:#1f2328",
+    "unwitnessed": "fill:#fff5f5,stroke:#cf222e,stroke-dasharray:5 4,color:#1f2328",
+    "unreachable": "fill:#f6f8fa,stroke:#8c959f,stroke-dasharray:2 2,color:#57606a",
+}
+_LINK_STYLES = {  # edge status -> linkStyle
+    "witnessed": "stroke:#1a7f37,stroke-width:2px",
+    "unwitnessed": "stroke:#cf222e,stroke-width:1.5px,stroke-dasharray:6 4",
+    "unwitnessed-delegation": "stroke:#cf222e,stroke-width:1.5px,stroke-dasharray:2 3",
+    "elicited": "stroke:#d97706,stroke-width:3px",
+}
+_VIA = {"as_tool": "as tool", "call": "call", "declared": "declared"}  # handoff edges carry no label
+
+
+# -- escaping ----------------------------------------------------------------------------------
+
+
+def _visible(text: str) -> str:
+    """Drops Unicode's "other" characters: controls, format characters (bidirectional overrides,
+    which make text display differently from what it says, zero-width ones), lone surrogates
+    (which no UTF-8 comment body can carry), private-use and unassigned code points. Whitespace
+    stays, for :func:`clip` to collapse."""
+    return "".join(c for c in text if c.isspace() or unicodedata.category(c)[0] != "C")
+
+
+def _plain(text: Any, width: int, redact: Callable[[str], str]) -> str:
+    """Redacted, invisible characters dropped, on one line, clipped: still unescaped."""
+    return clip(_visible(redact(str(text))), width)
+
+
+def _md(text: Any, width: int, redact: Callable[[str], str]) -> str:
+    return escape_markdown(_plain(text, width, redact))
+
+
+def _code(text: Any, width: int, redact: Callable[[str], str]) -> str:
+    """A code span: shown literally (no HTML, link, mention or emphasis inside one), with a fence
+    longer than any backtick run inside, so nothing inside can close it."""
+    body = _plain(text, width, redact) or " "
+    fence = "`" * (1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
+    pad = " " if body[0] == "`" or body[-1] == "`" or (body[0] == body[-1] == " " and body.strip()) else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def mermaid_label(text: Any, width: int = _W_LABEL, redact: Callable[[str], str] = str) -> str:
+    """Untrusted text as the inside of a quoted Mermaid label: one line, clipped, then entity-coded
+    (clipped first, so that a cut never splits an entity code)."""
+    return _plain(text, width, redact).translate(_MERMAID_ESCAPES)
+
+
+# -- reading the inputs --------------------------------------------------------------------------
+
+
+def _int(x: Any) -> int:
+    try:
+        return int(x)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _float(x: Any) -> float | None:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def _pair(x: Any) -> tuple[str, str] | None:
+    if isinstance(x, list | tuple) and len(x) == 2:
+        return str(x[0]), str(x[1])
+    return None
+
+
+def _pairs(xs: Any) -> list[tuple[str, str]]:
+    return [p for p in (_pair(x) for x in (xs or ())) if p is not None]
+
+
+def _criterion(structural: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    c = (structural.get("criteria") or {}).get(key)
+    return c if isinstance(c, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class _Node:
+    id: str
+    name: str
+    type: str  # agent | coordinator | tool
+    kind: str | None
+    reachable: bool
+    witnessed: bool
+
+
+def _nodes(structural: Mapping[str, Any]) -> dict[str, _Node]:
+    out: dict[str, _Node] = {}
+    for n in structural.get("nodes") or ():
+        if not isinstance(n, Mapping) or "id" not in n:
+            continue
+        nid = str(n["id"])
+        kind = n.get("kind")
+        out.setdefault(nid, _Node(nid, str(n.get("name") or nid), str(n.get("type") or "agent"),
+                                  None if kind is None else str(kind), bool(n.get("reachable", True)),
+                                  bool(n.get("witnessed", False))))
+    return out
+
+
+@dataclass(frozen=True)
+class _Edge:
+    type: str  # allow | restrict | delegate
+    source: str
+    target: str
+    witnessed: bool
+    via: str | None
+
+
+def _edges(structural: Mapping[str, Any]) -> list[_Edge]:
+    out: list[_Edge] = []
+    for e in structural.get("edges") or ():
+        if isinstance(e, Mapping) and "source" in e and "target" in e:
+            via = e.get("via")
+            out.append(_Edge(str(e.get("type") or "allow"), str(e["source"]), str(e["target"]),
+                             bool(e.get("witnessed", False)), None if via is None else str(via)))
+    return out
+
+
+# -- the summary line and the gaps -----------------------------------------------------------------
+
+
+def _summary(structural: Mapping[str, Any] | None, behavioural: Mapping[str, Any] | None,
+             redact: Callable[[str], str]) -> str:
+    parts: list[str] = []
+    if structural is not None:
+        crit = [(k, _criterion(structural, k)) for k in ("C1", "C2", "C4")]
+        shown = [f"{k} {_int(c.get('witnessed'))}/{_int(c.get('obligations'))}" for k, c in crit if c]
+        c3 = _criterion(structural, "C3")
+        if c3:
+            n = _int(c3.get("witnessed"))
+            shown.append(f"restricted calls elicited {n}/{_int(c3.get('obligations'))}" + (" ⚠" if n else ""))
+        parts.append("Structural " + " · ".join(shown) if shown else "Structural coverage: no criteria")
+    if behavioural is not None:
+        overall = _float(behavioural.get("overall"))
+        text = "behavioural overall " + ("?" if overall is None else f"{overall:.2f}")
+        if behavioural.get("weakest"):
+            text += f" (weakest: {_md(behavioural['weakest'], _W_NAME, redact)})"
+        parts.append(text)
+    return " · ".join(parts) if parts else "No coverage was measured."
+
+
+class _Namer:
+    """How a node is named in a bullet: an agent in bold, a tool as code, by display name."""
+
+    def __init__(self, nodes: Mapping[str, _Node], redact: Callable[[str], str]) -> None:
+        self.nodes, self.redact = nodes, redact
+
+    def name(self, nid: str) -> str:
+        n = self.nodes.get(nid)
+        return n.name if n is not None else nid
+
+    def agent(self, nid: str) -> str:
+        return f"**{_md(self.name(nid), _W_NAME, self.redact)}**"
+
+    def tool(self, nid: str) -> str:
+        return _code(self.name(nid), _W_NAME, self.redact)
+
+    def any(self, nid: str) -> str:
+        n = self.nodes.get(nid)
+        return self.tool(nid) if n is not None and n.type == "tool" else self.agent(nid)
+
+    def codes(self, names: Sequence[Any]) -> str:
+        shown = ", ".join(_code(x, _W_NAME, self.redact) for x in names[:_MAX_NAMES])
+        return shown + (f" and {len(names) - _MAX_NAMES} more" if len(names) > _MAX_NAMES else "")
+
+
+def _structural_gaps(s: Mapping[str, Any], redact: Callable[[str], str]) -> tuple[list[str], list[str], set[str]]:
+    """(findings and gaps, low-priority notes, names of tools already reported as never called)."""
+    nodes, edges = _nodes(s), _edges(s)
+    say = _Namer(nodes, redact)
+    entry = str(s.get("entry_agent") or "")
+    witnessed_by = s.get("witnessed_by") if isinstance(s.get("witnessed_by"), Mapping) else {}
+    targeted = s.get("targeted")
+    aimed = None if targeted is None else {str(t) for t in targeted}
+    reachable_restricted = {(e.source, e.target) for e in edges if e.type == "restrict"}
+    c3 = _criterion(s, "C3")
+    elicited = _pairs(c3.get("elicited"))
+    ambiguous = [str(x) for x in s.get("ambiguous") or ()]
+    out: list[str] = []
+
+    # 1. findings: restricted calls that a test made an agent attempt
+    for a, t in elicited:
+        line = f"⚠ **Finding:** a test made {say.agent(a)} attempt the restricted tool {say.tool(t)}"
+        scenario = witnessed_by.get(f"RestrictTool({a}, {t})")
+        if scenario:
+            line += f" (scenario {_md(scenario, _W_NAME, redact)})"
+        if aimed is not None and f"RestrictTool({a}, {t})" not in aimed:
+            line += "; no test aimed at this edge"
+        if reachable_restricted and (a, t) not in reachable_restricted:
+            line += f"; {say.agent(a)} is not reachable from the entry agent"
+        out.append(line + ": harden the agent (instructions, guardrail or tool permissions).")
+    covered = [f"{a} → {t}" for a, t in elicited]
+    for f in s.get("findings") or ():
+        text = str(f)
+        if any(c in text for c in covered) or any(text.endswith(x) for x in ambiguous):
+            continue  # already said above from the structured fields
+        out.append(f"⚠ **Finding:** {_md(text, _W_TEXT, redact)}")
+
+    # 2. positive criteria: agents never reached, tool edges never used, delegations never taken
+    for a in _criterion(s, "C1").get("unwitnessed") or ():
+        out.append(f"no test reaches agent {say.agent(str(a))}")
+    never_called: set[str] = set()
+    for a, t in _pairs(_criterion(s, "C2").get("unwitnessed")):
+        out.append(f"no test makes {say.agent(a)} call {say.tool(t)}")
+        never_called |= {t, say.name(t)}
+    via = {(e.source, e.target): e.via for e in edges if e.type == "delegate"}
+    for a, b in _pairs(_criterion(s, "C4").get("unwitnessed")):
+        how = via.get((a, b))
+        if how == "as_tool":
+            out.append(f"no test makes {say.agent(a)} call {say.agent(b)} as a tool")
+        elif how == "handoff":
+            out.append(f"no test makes {say.agent(a)} hand off to {say.agent(b)}")
+        else:
+            out.append(f"no test makes {say.agent(a)} delegate to {say.agent(b)}")
+
+    # 3. restricted edges with no attempt: never probed (when the tests' targets are known) or unbroken
+    elicited_set = set(elicited)
+    quiet: dict[str, list[str]] = {}
+    for a, t in _pairs(c3.get("unwitnessed")):
+        if (a, t) in elicited_set or (aimed is not None and f"RestrictTool({a}, {t})" in aimed):
+            continue  # probed and refused: the good outcome, not a gap
+        quiet.setdefault(a, []).append(say.name(t))
+    for a, tools in quiet.items():
+        what = "no test probes" if aimed is not None else "no test made an attempt on"
+        out.append(f"{what} the restricted tools of {say.agent(a)}: {say.codes(tools)} "
+                   "(add a probe that tries to make it call them)")
+
+    # low priority: agents no path reaches, events no id fits
+    notes: list[str] = []
+    lost = [n.id for n in nodes.values() if n.type != "tool" and not n.reachable]
+    if lost:
+        names = ", ".join(say.agent(x) for x in lost[:_MAX_NAMES])
+        more = f" and {len(lost) - _MAX_NAMES} more" if len(lost) > _MAX_NAMES else ""
+        start = f" from the entry agent {say.agent(entry)}" if entry else ""
+        notes.append(f"not reachable{start} by any handoff or tool: {names}{more}")
+    if ambiguous:
+        notes.append(f"{len(ambiguous)} runtime events matched no single agent or tool and were not "
+                     f"credited: {say.codes(ambiguous)}")
+    return out, notes, never_called
+
+
+def _behavioural_gaps(b: Mapping[str, Any], never_called: set[str], redact: Callable[[str], str]) -> list[str]:
+    say = _Namer({}, redact)
+    details = b.get("details") if isinstance(b.get("details"), Mapping) else {}
+    out: list[str] = []
+    weakest = b.get("weakest")
+    if weakest:
+        value = _float(b.get(str(weakest)))
+        score = "" if value is None else f" ({value:.2f})"
+        line = f"weakest behavioural dimension: {_md(weakest, _W_NAME, redact)}{score}"
+        if b.get("suggestion"):
+            line += f"; {_md(b['suggestion'], _W_TEXT, redact)}"
+        out.append(line)
+    unused = [t for t in details.get("tools_unused") or () if str(t) not in never_called]
+    if unused:
+        out.append(f"tools no trace called: {say.codes(unused)}")
+    for key, what in (("boundaries_untested", "boundaries not tested"), ("models_untested", "models not tested")):
+        items = list(details.get(key) or ())
+        if items:
+            out.append(f"{what}: {say.codes(items)}")
+    return out
+
+
+def coverage_section(
+    structural: Mapping[str, Any] | None,
+    behavioural: Mapping[str, Any] | None,
+    *,
+    max_items: int = 20,
+    secrets: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The ``coverage=`` argument of :func:`render_pr_comment`: ``{"summary", "gaps", "mermaid", "legend"}``.
+
+    ``structural`` and ``behavioural`` are the ``to_dict()`` forms (either may be None). ``summary``
+    is one line; ``gaps`` at most ``max_items`` bullets, most actionable first (elicited restricted
+    calls, then unreached agents, unused tool edges, untaken delegations, unprobed restricted
+    edges, the weakest behavioural dimension, unused tools, untested boundaries and models), the
+    last one "… and N more gaps" when cut; ``mermaid`` the coordination graph (None without
+    ``structural``). Summary and gaps are escaped Markdown (``Md``), which the renderer prints as
+    they are; ``secrets`` are redacted from them before escaping, as the renderer does.
+    """
+    redact = _redactor(secrets)
+    gaps: list[str] = []
+    notes: list[str] = []
+    never_called: set[str] = set()
+    if structural is not None:
+        gaps, notes, never_called = _structural_gaps(structural, redact)
+    if behavioural is not None:
+        gaps += _behavioural_gaps(behavioural, never_called, redact)
+    gaps += notes
+    max_items = max(int(max_items), 1)
+    if len(gaps) > max_items:
+        rest = len(gaps) - (max_items - 1)
+        gaps = [*gaps[: max_items - 1], f"… and {rest} more gaps; see the coverage report in the results artifact"]
+    return {
+        "summary": Md(_summary(structural, behavioural, redact)),
+        "gaps": [Md(g) for g in gaps],
+        "mermaid": None if structural is None else mermaid_flowchart(structural, secrets=secrets),
+        "legend": Md(LEGEND),
+    }
+
+
+# -- the diagram -----------------------------------------------------------------------------------
+
+
+def _status(n: _Node) -> str:
+    return "witnessed" if n.witnessed else "unwitnessed" if n.reachable else "unreachable"
+
+
+def _edge_status(e: _Edge) -> str:
+    if e.type == "restrict":
+        return "elicited"
+    if e.witnessed:
+        return "witnessed"
+    return "unwitnessed-delegation" if e.type == "delegate" else "unwitnessed"
+
+
+def _drawn_edges(structural: Mapping[str, Any], nodes: Mapping[str, _Node]) -> list[_Edge]:
+    """Allowed and delegation edges, and restricted edges only where an attempt was elicited (those
+    of unreachable agents too, which the edge list leaves out)."""
+    edges = [e for e in _edges(structural) if e.type in ("allow", "delegate") or (e.type == "restrict" and e.witnessed)]
+    have = {(e.source, e.target) for e in edges if e.type == "restrict"}
+    for a, t in _pairs(_criterion(structural, "C3").get("elicited")):
+        if (a, t) not in have:
+            edges.append(_Edge("restrict", a, t, True, None))
+            have.add((a, t))
+    return edges
+
+
+def _shape(n: _Node, label: str) -> str:
+    if n.type == "tool":
+        return f'["{label}"]'
+    if n.type == "coordinator":
+        return '{{"' + label + '"}}'
+    return f'(["{label}"])'
+
+
+def _chart(nodes: Sequence[_Node], edges: Sequence[_Edge], entry: str, width: int, redact: Callable[[str], str],
+           notes: Iterable[str]) -> str:
+    ids = {n.id: f"n{i}" for i, n in enumerate(nodes)}
+    lines = ["flowchart LR"]
+    lines += [f"  %% {note}" for note in notes]  # our own words only: no untrusted text in a comment
+    for n in nodes:
+        label = n.name
+        if n.type == "tool" and n.kind and n.kind != "function":
+            label = f"{clip(label, max(width - len(n.kind) - 3, 4))} ({n.kind})"
+        lines.append(f"  {ids[n.id]}{_shape(n, mermaid_label(label, width, redact))}")
+    styles: dict[str, list[int]] = {}
+    for i, e in enumerate(edges):
+        a, b = ids[e.source], ids[e.target]
+        if e.type == "delegate":
+            via = _VIA.get(e.via or "handoff", e.via)
+            arrow = f'-.->|"{mermaid_label(via, 16)}"|' if via and e.via != "handoff" else "-.->"
+        elif e.type == "restrict":
+            arrow = '--x|"restricted call"|'
+        else:
+            arrow = "-->"
+        lines.append(f"  {a} {arrow} {b}")
+        styles.setdefault(_edge_status(e), []).append(i)
+    for cls, style in _NODE_CLASSES.items():
+        lines.append(f"  classDef {cls} {style}")
+    by_class: dict[str, list[str]] = {}
+    for n in nodes:
+        by_class.setdefault(_status(n), []).append(ids[n.id])
+    lines += [f"  class {','.join(members)} {cls}" for cls, members in by_class.items()]
+    if entry in ids:
+        lines.append(f"  style {ids[entry]} stroke-width:4px")
+    lines += [f"  linkStyle {','.join(map(str, idx))} {_LINK_STYLES[st]}" for st, idx in styles.items()]
+    return "\n".join(lines) + "\n"
+
+
+def mermaid_flowchart(structural: Mapping[str, Any], *, secrets: Sequence[str] = ()) -> str:
+    """A Mermaid ``flowchart LR`` of the coordination graph (paper Fig. 1).
+
+    Agents are stadium nodes ``(["…"])``, coordinators hexagons ``{{"…"}}``, tools rectangles
+    ``["…"]`` (a non-function tool's kind, e.g. ``hosted``, follows its name). Allowed tool edges
+    are solid ``-->``, delegations dotted ``-.->`` (labelled when ``as_tool`` or ``call``), and a
+    restricted edge is drawn (``--x``, orange) only when a test elicited an attempt on it.
+    Node classes ``witnessed`` / ``unwitnessed`` / ``unreachable`` and ``linkStyle`` lines by edge
+    index (green witnessed, red dashed unwitnessed, orange elicited) mark what the tests exercised.
+    Node ids are ``n0``, ``n1``, … in node order; labels are entity-coded (:func:`mermaid_label`).
+    Tools with no drawn edge are left out. A graph too big for Mermaid (``MERMAID_MAX_EDGES``,
+    ``MERMAID_MAX_TEXT``) is cut down, in this order, until it fits: the witnessed edges, shorter
+    labels, agents only, the first agents only; a comment says what was left out.
+    """
+    redact = _redactor(secrets)
+    known = _nodes(structural)
+    edges = _drawn_edges(structural, known)
+    nodes = dict(known)
+    for e in edges:  # an edge to an id the node list does not have still gets a node
+        for nid, typ in ((e.source, "agent"), (e.target, "agent" if e.type == "delegate" else "tool")):
+            nodes.setdefault(nid, _Node(nid, nid, typ, None, True, e.witnessed))
+    entry = str(structural.get("entry_agent") or "")
+
+    def build(edges: list[_Edge], width: int, agents_only: bool, max_agents: int | None, notes: list[str]) -> str:
+        if agents_only:
+            edges = [e for e in edges if e.type == "delegate" or e.type == "restrict"]
+        # order kept; too many edges -> drop witnessed ones first (the gaps and findings matter most)
+        if len(edges) > _MAX_EDGES:
+            keep = sorted(range(len(edges)), key=lambda i: (edges[i].witnessed and edges[i].type != "restrict", i))
+            chosen = set(keep[:_MAX_EDGES])
+            notes = [*notes, f"{len(edges) - _MAX_EDGES} exercised edges not drawn (Mermaid's edge limit)"]
+            edges = [e for i, e in enumerate(edges) if i in chosen]
+        agents = [n for n in nodes.values() if n.type != "tool"]
+        if max_agents is not None and len(agents) > max_agents:
+            notes = [*notes, f"only the first {max_agents} of {len(agents)} agents are drawn"]
+            kept_agents = {n.id for n in agents[:max_agents]}
+            edges = [e for e in edges if e.source in kept_agents and (e.target in kept_agents or nodes[e.target].type == "tool")]
+            agents = agents[:max_agents]
+        linked = {x for e in edges for x in (e.source, e.target)}
+        shown = {n.id for n in agents} | linked
+        hidden_tools = sum(1 for n in nodes.values() if n.type == "tool" and n.id not in shown)
+        if hidden_tools:
+            why = "left out to fit" if agents_only else "no drawn edge (restricted only, no attempt)"
+            notes = [*notes, f"{hidden_tools} tool{'s' if hidden_tools != 1 else ''} not drawn: {why}"]
+        return _chart([n for n in nodes.values() if n.id in shown], edges, entry, width, redact, notes)
+
+    legend = ["key: green exercised, red dashed never exercised, grey unreachable, orange x restricted call attempted"]
+    text = ""
+    for width, agents_only in ((_W_LABEL, False), (_W_LABEL_SHORT, False), (_W_LABEL_SHORT, True)):
+        notes = legend + (["labels shortened and tools left out to fit Mermaid's size limit"] if agents_only else [])
+        text = build(edges, width, agents_only, None, notes)
+        if len(text) <= _MAX_TEXT:
+            return text
+    agents = sum(1 for n in nodes.values() if n.type != "tool")
+    lo, hi = 1, agents  # the most agents (in order) that fit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(build(edges, _W_LABEL_SHORT, True, mid, legend)) <= _MAX_TEXT:
+            lo = mid
+        else:
+            hi = mid - 1
+    return build(edges, _W_LABEL_SHORT, True, lo, legend)

@@ -369,7 +369,8 @@ def markdown(result: dict[str, Any]) -> str:
     bc_wins = [r for r in defined if r["bias_corrected_on_defined"]["rmse"] < r["classic"]["rmse"] - 1e-9]
     ties = [r for r in defined if abs(r["bias_corrected_on_defined"]["rmse"] - r["classic"]["rmse"]) <= 1e-9]
     losses = [r for r in defined if r not in bc_wins and r not in ties]
-    n1n = max(abs(r["bias_corrected"]["bias"] - r["bias_corrected_n1n"]["bias"]) for r in cells)
+    n1n_row = max(cells, key=lambda r: abs(r["bias_corrected"]["bias"] - r["bias_corrected_n1n"]["bias"]))
+    n1n = abs(n1n_row["bias_corrected"]["bias"] - n1n_row["bias_corrected_n1n"]["bias"])
     n1n_50 = max(abs(r["bias_corrected"]["bias"] - r["bias_corrected_n1n"]["bias"]) for r in cells if r["n"] >= 50)
     lines += [
         "",
@@ -382,7 +383,7 @@ def markdown(result: dict[str, Any]) -> str:
             if losses
             else ""
         )
-        + f". The (n − 1)/n factor moves the mean estimate by at most {n1n:.1f} paths (n = 20) and by at most "
+        + f". The (n − 1)/n factor moves the mean estimate by at most {n1n:.1f} paths ({n1n_row['shape']}, S = {n1n_row['S']}, n = {n1n_row['n']}) and by at most "
         f"{n1n_50:.2f} for n ≥ 50. The paper's form is undefined in up to "
         f"{max(r['classic_undefined'] for r in cells):.0%} of the reps of a cell.",
     ]

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from agents import Agent, RunContextWrapper, function_tool, handoff
+from cs_manifest import customer_service
 
 from agentassay.adapters._openai_agents import (
     OpenAIAgentsAdapter,
@@ -36,35 +37,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # `examples` sits at the repository root, outside the package
 
 from examples.customer_service import v1  # noqa: E402
-
-
-def customer_service() -> Manifest:
-    return Manifest(
-        system="customer_service",
-        entry_agent="triage_agent",
-        agents=(
-            AgentNode("triage_agent", "Triage Agent"),
-            AgentNode("faq_agent", "FAQ Agent"),
-            AgentNode("seat_booking_agent", "Seat Booking Agent"),
-        ),
-        tools=(ToolNode("faq_lookup_tool", "faq_lookup_tool"), ToolNode("update_seat", "update_seat")),
-        allow=(("faq_agent", "faq_lookup_tool"), ("seat_booking_agent", "update_seat")),
-        restrict=(
-            ("triage_agent", "faq_lookup_tool"),
-            ("triage_agent", "update_seat"),
-            ("faq_agent", "update_seat"),
-            ("seat_booking_agent", "faq_lookup_tool"),
-        ),
-        delegations=(
-            Delegation("triage_agent", "faq_agent", "handoff", tool="transfer_to_faq_agent"),
-            Delegation("faq_agent", "triage_agent", "handoff", tool="transfer_to_triage_agent"),
-            Delegation(
-                "triage_agent", "seat_booking_agent", "handoff", tool="transfer_to_seat_booking_agent"
-            ),
-            Delegation("seat_booking_agent", "triage_agent", "handoff", tool="transfer_to_triage_agent"),
-        ),
-    )
-
 
 MUTANT_IDS = [
     "delete_allowed_edge(faq_agent, faq_lookup_tool)",

@@ -454,3 +454,32 @@ def test_a_harness_failure_on_a_mutant_is_a_failed_trial_but_on_the_original_it_
         mutation_analysis(
             apply_to_manifest(m, mutant("disconnect_agent(faq_agent)")), [("faq", "q", [])], run
         )
+
+
+def test_the_generated_suite_detects_every_mutant_the_offline_model_can_show() -> None:
+    """The committed `agentassay generate` output for the example kills all graph mutants except the
+    four `remove_restriction` ones: the offline behaviour never reaches for a tool it is not meant to
+    have, so giving it one changes nothing observable (a real model may differ)."""
+    import yaml
+
+    from agentassay.adapters import AgentRunError
+    from agentassay.structure import extract_manifest
+
+    m = extract_manifest(v1.triage_agent, system="customer_service")
+    doc = yaml.safe_load((ROOT / "examples" / "customer_service" / "agentassay.structural.yml").read_text())
+    tests = [(s["name"], s["input"], tuple(s["witness"])) for s in doc["scenarios"]]
+
+    def run(agent: Agent[Any], text: str, seed: int) -> Trace:
+        adapter = OpenAIAgentsAdapter(agent, module="examples.customer_service.v1")
+        try:
+            return asyncio.run(adapter.run(text, seed=seed))
+        except AgentRunError as exc:
+            assert exc.trace is not None
+            return exc.trace
+
+    report = mutation_analysis(m, tests, run, agent=v1.triage_agent)
+    status = {r["id"]: r["status"] for r in report.to_dict()["mutants"]}
+    assert {k for k, v in status.items() if v == "survived"} == {
+        k for k in status if k.startswith("remove_restriction")
+    }
+    assert report.score == 8 / 12

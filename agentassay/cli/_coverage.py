@@ -27,7 +27,8 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
         from ..adapters import AgentLoadError
         from ..results import ResultsError
         from ..spec import SpecError
-        from ..structure import ExtractError, ManifestError
+        from ..structure._extract import ExtractError
+        from ..structure._manifest import ManifestError
         from ..traces import StoreError
 
         try:

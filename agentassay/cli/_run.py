@@ -28,7 +28,7 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
         from ..adapters import AgentLoadError
         from ..results import ResultsError
         from ..spec import SpecError
-        from ..structure import ManifestError
+        from ..structure._manifest import ManifestError
         from ..traces import StoreError
 
         try:

@@ -7,33 +7,61 @@
 * ``structural_mutants`` / ``mutation_analysis``: does the suite notice a changed workflow graph?
 """
 
-from ._coverage import CriterionCoverage, StructuralCoverage, structural_coverage
-from ._extract import ExtractError, extract_manifest, slug
-from ._generate import GenerateResult, generate_suite, witness_executor
-from ._graph import merge_bundles, objectives, obligations, reachable
-from ._manifest import ManifestError, derive_restrictions, dump_manifest, load_manifest, parse_manifest
-from ._model import (
-    RESTRICTED_CALL,
-    TOOL_NOT_FOUND,
-    AgentNode,
-    Bundle,
-    Delegation,
-    Manifest,
-    Objective,
-    Obligations,
-    Observation,
-    ToolNode,
-    observe,
-)
-from ._mutation import (
-    MutationReport,
-    StructuralMutant,
-    apply_to_agents,
-    apply_to_manifest,
-    mutation_analysis,
-    structural_mutants,
-)
-from ._realize import RealizationReport, realize, realizer_lm
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Lazy (PEP 562): `agentassay run` needs only the manifest error, not DSPy glue, mutants or YAML dumps.
+_EXPORTS = {
+    "AgentNode": "_model",
+    "Bundle": "_model",
+    "CriterionCoverage": "_coverage",
+    "Delegation": "_model",
+    "ExtractError": "_extract",
+    "GenerateResult": "_generate",
+    "Manifest": "_model",
+    "ManifestError": "_manifest",
+    "MutationReport": "_mutation",
+    "Objective": "_model",
+    "Obligations": "_model",
+    "Observation": "_model",
+    "RESTRICTED_CALL": "_model",
+    "RealizationReport": "_realize",
+    "StructuralCoverage": "_coverage",
+    "StructuralMutant": "_mutation",
+    "TOOL_NOT_FOUND": "_model",
+    "ToolNode": "_model",
+    "apply_to_agents": "_mutation",
+    "apply_to_manifest": "_mutation",
+    "derive_restrictions": "_manifest",
+    "dump_manifest": "_manifest",
+    "extract_manifest": "_extract",
+    "generate_suite": "_generate",
+    "load_manifest": "_manifest",
+    "merge_bundles": "_graph",
+    "mutation_analysis": "_mutation",
+    "objectives": "_graph",
+    "obligations": "_graph",
+    "observe": "_model",
+    "parse_manifest": "_manifest",
+    "reachable": "_graph",
+    "realize": "_realize",
+    "realizer_lm": "_realize",
+    "slug": "_extract",
+    "structural_coverage": "_coverage",
+    "structural_mutants": "_mutation",
+    "witness_executor": "_generate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "RESTRICTED_CALL",

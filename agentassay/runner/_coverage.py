@@ -41,7 +41,7 @@ def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> Coverag
     if not cfg.enabled:
         return None
     run = CoverageRun()
-    from ..structure import ManifestError, extract_manifest, load_manifest, obligations
+    from ..structure import ManifestError, extract_manifest, load_manifest
 
     if cfg.manifest:
         run.manifest = load_manifest(cfg.manifest, derive_restrictions=cfg.derive_restrictions)
@@ -58,15 +58,10 @@ def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> Coverag
                 "(a hand-written manifest, docs/coverage.md#writing-a-manifest)"
             )
     if cfg.probe_restricted and run.manifest is not None:
-        agent = _sdk_agent(adapter)
-        if agent is None:
-            run.notes.append("config.coverage.probe_restricted needs an OpenAI Agents SDK agent; no probe installed")
-        else:
-            from ..adapters._openai_agents import Probe
+        from ..structure._generate import install_restricted_probe
 
-            m = run.manifest
-            pairs = tuple((m.agent(a).name, m.tool(t).name) for a, t in obligations(m).restricted)
-            adapter.probe = Probe(restricted=pairs)  # type: ignore[attr-defined]
+        if _sdk_agent(adapter) is None or not install_restricted_probe(adapter, run.manifest):
+            run.notes.append("config.coverage.probe_restricted: no probe installed (needs an OpenAI Agents SDK agent with restricted edges)")
     return run
 
 

@@ -26,17 +26,26 @@ class GenerateResult:
     suite: dict[str, Any]
 
 
+def install_restricted_probe(adapter: Any, manifest: Manifest) -> bool:
+    """Give ``adapter`` recording stubs for every reachable restricted edge (runtime names).
+
+    Shared by ``generate`` and by runs with ``config.coverage.probe_restricted``; False when the
+    adapter cannot carry a probe (not an Agents SDK adapter) or there is nothing to probe.
+    """
+    restricted = obligations(manifest).restricted
+    if not restricted or not hasattr(adapter, "probe"):
+        return False
+    from ..adapters._probe import Probe
+
+    adapter.probe = Probe(restricted=tuple((manifest.agent(a).name, manifest.tool(t).name) for a, t in restricted))
+    return True
+
+
 def witness_executor(adapter: Any, manifest: Manifest) -> Any:
     """``execute(text, seed) -> Trace`` over the adapter, with the restricted-tool probe installed."""
     from ..adapters import AgentRunError
 
-    restricted = obligations(manifest).restricted
-    if restricted and hasattr(adapter, "probe"):
-        from ..adapters._probe import Probe
-
-        adapter.probe = Probe(
-            restricted=tuple((manifest.agent(a).name, manifest.tool(t).name) for a, t in restricted)
-        )
+    install_restricted_probe(adapter, manifest)
 
     def execute(text: str, seed: int) -> Trace:
         try:

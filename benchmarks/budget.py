@@ -14,10 +14,7 @@ Every number in the written report comes from this run.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import platform
 import sys
 import time
 from collections.abc import Callable
@@ -32,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentassay.fingerprints import BudgetPlan, fingerprint_test, plan_budget, planned_power  # noqa: E402
+from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
 
 ALPHA, BETA = 0.05, 0.10
 SEED = 20261123
@@ -202,7 +200,7 @@ def run(reps: int, draws: int, jobs: int) -> tuple[list[dict], dict[str, dict]]:
     return rows, spread
 
 
-def write_markdown(result: dict, path: Path) -> None:
+def markdown(result: dict) -> str:
     reps = result["reps"]
     se_power = math.sqrt(0.9 * 0.1 / reps)
     se_alpha = math.sqrt(ALPHA * (1 - ALPHA) / reps)
@@ -340,40 +338,31 @@ def write_markdown(result: dict, path: Path) -> None:
         f"Total benchmark time: {result['seconds']:.0f} s.",
         "",
     ]
-    path.write_text("\n".join(lines), encoding="utf-8")
+    return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--quick", action="store_true", help="small run for smoke checks")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs", help="directory for the report")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (results do not depend on it)")
-    args = parser.parse_args()
-    t0 = time.perf_counter()
+def main(argv: list[str] | None = None) -> None:
+    ap = parser(__doc__)
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (results do not depend on it)")
+    args = ap.parse_args(argv)
+    timer = Timer()
     reps, draws = (150, 50) if args.quick else (1500, 200)
     rows, spread = run(reps, draws, max(1, args.jobs))
-    result = {
-        "quick": args.quick,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "seed": SEED,
-        "alpha": ALPHA,
-        "beta": BETA,
-        "calibration_rows": K,
-        "permutations": PERMUTATIONS,
-        "reps": reps,
-        "draws": draws,
-        "jobs": max(1, args.jobs),
-        "rows": rows,
-        "calibration_spread": spread,
-        "seconds": time.perf_counter() - t0,
-    }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "budget.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    write_markdown(result, args.out / "budget.md")
-    print(f"wrote {args.out / 'budget.md'} and budget.json in {result['seconds']:.0f} s")
+    result = run_info(
+        args.quick,
+        seed=SEED,
+        alpha=ALPHA,
+        beta=BETA,
+        calibration_rows=K,
+        permutations=PERMUTATIONS,
+        reps=reps,
+        draws=draws,
+        jobs=max(1, args.jobs),
+        rows=rows,
+        calibration_spread=spread,
+        seconds=timer.seconds,
+    )
+    write_report(args.out, "budget", result, markdown(result), seconds=result["seconds"])
 
 
 if __name__ == "__main__":

@@ -27,8 +27,6 @@ for comparison and are not expected to meet it.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import platform
 import sys
@@ -49,6 +47,7 @@ from agentassay.stats._onesample import threshold_codes  # noqa: E402
 from agentassay.stats._regression import regression_codes, verdict_probability  # noqa: E402
 from agentassay.stats._sprt import TrialCountDistribution  # noqa: E402
 from agentassay.stats._verdict import CODE_FAIL, CODE_PASS  # noqa: E402
+from benchmarks._harness import Timer, parser, today, write_report  # noqa: E402
 
 ALPHA = 0.05
 RATES = (0.5, 0.7, 0.8, 0.9, 0.95)
@@ -439,22 +438,20 @@ def render(results: dict, summary: dict, mc: list[dict], fwer: list[dict], meta:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="small grid (CI smoke run)")
-    ap.add_argument("--out", type=Path, default=ROOT / "docs", help="directory for calibration.md / .json")
+    ap = parser(__doc__, quick_help="small grid (CI smoke run)")
     ap.add_argument("--reps", type=int, default=10_000, help="Monte-Carlo repetitions per cross-check")
     args = ap.parse_args(argv)
     rates, deltas, ns = ((0.5, 0.9), (0.1,), (10, 20)) if args.quick else (RATES, DELTAS, NS)
     reps = min(args.reps, 2000) if args.quick else args.reps
     rng = np.random.default_rng(SEED)
-    t0 = time.time()
+    timer = Timer()
     results = run_grid(rates, deltas, ns)
     mc = monte_carlo_checks(reps, rng)
     fwer = fwer_checks(reps, rng)
     summary = check(results)
     meta = {
-        "date": time.strftime("%Y-%m-%d"),
-        "seconds": time.time() - t0,
+        "date": today(),
+        "seconds": timer.seconds,
         "python": platform.python_version(),
         "rates": rates,
         "deltas": deltas,
@@ -463,15 +460,10 @@ def main(argv: list[str] | None = None) -> int:
         "seed": SEED,
         "reps": reps,
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "calibration.json").write_text(
-        json.dumps(
-            {"meta": meta, "summary": summary, "cells": results, "monte_carlo": mc, "fwer": fwer}, indent=1
-        )
-    )
-    (args.out / "calibration.md").write_text(render(results, summary, mc, fwer, meta))
+    data = {"meta": meta, "summary": summary, "cells": results, "monte_carlo": mc, "fwer": fwer}
+    md = render(results, summary, mc, fwer, meta)
+    write_report(args.out, "calibration", data, md, indent=1, trailing_newline=False, seconds=timer.seconds)
     failing = [k for k, v in summary.items() if v["cells_over_bound"] and not v["reference"]]
-    print(f"wrote {args.out / 'calibration.md'} in {time.time() - t0:.0f}s")
     for k, v in summary.items():
         tag = "reference" if v["reference"] else ("OVER BOUND" if v["cells_over_bound"] else "ok")
         print(

@@ -17,10 +17,7 @@ mean C_path = d / Ŝ against the true d / S. (c) How often C_path falls when one
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import platform
 import random
 import statistics
 import sys
@@ -38,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from agentassay.adapters._base import ToolInfo  # noqa: E402
 from agentassay.coverage import behavioural_coverage, coverage_from_store  # noqa: E402
 from agentassay.traces import Action, Cost, Step, Trace, TraceMetadata, TraceStore  # noqa: E402
+from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
 
 SEED = 20261124
 BEGIN, END = "<!-- BEGIN GENERATED: benchmarks/coverage.py -->", "<!-- END GENERATED: benchmarks/coverage.py -->"
@@ -409,38 +407,26 @@ def _summary(cov: dict[str, Any]) -> str:
     return f"overall {cov['overall']:.3f} ({dims}); weakest {cov['weakest']}: “{cov['suggestion']}”"
 
 
-def write_markdown(result: dict[str, Any], path: Path) -> None:
-    block = markdown(result)
-    if path.exists():
-        text = path.read_text(encoding="utf-8")
-        if BEGIN in text and END in text:
-            head, rest = text.split(BEGIN, 1)
-            tail = rest.split(END, 1)[1]
-            path.write_text(head + block + tail, encoding="utf-8")
-            return
-        path.write_text(text.rstrip("\n") + "\n\n" + block + "\n", encoding="utf-8")
-        return
-    path.write_text("# Behavioural coverage: benchmark\n\n" + block + "\n", encoding="utf-8")
+def splice(block: str, text: str | None) -> str:
+    """``text`` with its generated section replaced by ``block`` (appended, or a new doc, if none)."""
+    if text is None:
+        return "# Behavioural coverage: benchmark\n\n" + block + "\n"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        return head + block + rest.split(END, 1)[1]
+    return text.rstrip("\n") + "\n\n" + block + "\n"
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small run for smoke checks")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs", help="directory for the report")
-    args = parser.parse_args(argv)
+    args = parser(__doc__).parse_args(argv)
     q = args.quick
-    t0 = time.perf_counter()
-    result: dict[str, Any] = {
-        "quick": q,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "seed": SEED,
-        "speed": speed(2_000 if q else 10_000, 3 if q else 5),
-        "chao1_reps": 200 if q else 2_000,
-    }
+    timer = Timer()
+    result: dict[str, Any] = run_info(
+        q, seed=SEED, speed=speed(2_000 if q else 10_000, 3 if q else 5), chao1_reps=200 if q else 2_000
+    )
     result["chao1"] = chao1_table(result["chao1_reps"], (20, 50, 100, 500), (10, 30, 100))
     result["monotonicity"] = monotonicity(100 if q else 1_000, 200 if q else 500)
-    result["seconds"] = time.perf_counter() - t0
+    result["seconds"] = timer.seconds
 
     sp = result["speed"]
     print(f"{'':<52}{'median s':>10}{'peak MB':>10}")
@@ -461,9 +447,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               f"largest once d>=20 {m['largest_fall_d_ge_20']:.3f}")
     print(f"total {result['seconds']:.1f} s")
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "coverage-behavioural.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    write_markdown(result, args.out / "coverage-behavioural.md")
+    block = markdown(result)
+    write_report(args.out, "coverage-behavioural", result, lambda text: splice(block, text))
     return result
 
 

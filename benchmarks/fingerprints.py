@@ -13,10 +13,8 @@ shifts with at most 30 trials per side. Every number in the written report comes
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import platform
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from agentassay.fingerprints import extract, extract_pair, fingerprint_test  # noqa: E402
 from agentassay.traces._model import Action, Cost, Step, Trace  # noqa: E402
+from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
 
 ALPHA = 0.05
 SEED = 20261122
@@ -175,7 +174,7 @@ def power(reps: int, perms: int, ns: tuple[int, ...], rng: np.random.Generator) 
     return rows
 
 
-def write_markdown(result: dict, path: Path) -> None:
+def markdown(result: dict) -> str:
     tp, pt = result["throughput"], result["permutation_time"]
     lines = [
         "# Behavioural fingerprints: speed, calibration, power",
@@ -230,40 +229,31 @@ def write_markdown(result: dict, path: Path) -> None:
             f"`{m['permutation']['top_feature']}` |"
         )
     lines += ["", f"Total benchmark time: {result['seconds']:.0f} s.", ""]
-    path.write_text("\n".join(lines), encoding="utf-8")
+    return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--quick", action="store_true", help="small run for smoke checks")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs", help="directory for the report")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = parser(__doc__).parse_args(argv)
     rng = np.random.default_rng(SEED)
-    t0 = time.perf_counter()
+    timer = Timer()
     q = args.quick
     aa_reps, aa_perms = (200, 199) if q else (2000, 499)
     pw_reps, pw_perms = (100, 199) if q else (500, 499)
-    result: dict = {
-        "quick": q,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "alpha": ALPHA,
-        "throughput": throughput(20_000 if q else 100_000, rng),
-        "permutation_time": permutation_time(rng),
-        "aa_reps": aa_reps,
-        "aa_permutations": aa_perms,
-        "false_alarm": false_alarms(aa_reps, aa_perms, (10, 20, 50), rng),
-        "power_reps": pw_reps,
-        "power_permutations": pw_perms,
-        "power": power(pw_reps, pw_perms, (20, 30), rng),
-    }
-    result["seconds"] = time.perf_counter() - t0
+    result: dict = run_info(
+        q,
+        alpha=ALPHA,
+        throughput=throughput(20_000 if q else 100_000, rng),
+        permutation_time=permutation_time(rng),
+        aa_reps=aa_reps,
+        aa_permutations=aa_perms,
+        false_alarm=false_alarms(aa_reps, aa_perms, (10, 20, 50), rng),
+        power_reps=pw_reps,
+        power_permutations=pw_perms,
+        power=power(pw_reps, pw_perms, (20, 30), rng),
+    )
+    result["seconds"] = timer.seconds
     print(json.dumps(result, indent=2))
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "fingerprints.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    write_markdown(result, args.out / "fingerprints.md")
+    write_report(args.out, "fingerprints", result, markdown(result))
 
 
 if __name__ == "__main__":

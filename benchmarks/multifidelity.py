@@ -19,12 +19,8 @@ written report comes from this run.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import platform
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentassay.stats import combine_proxy, fidelity_correlation, proxy_allocation  # noqa: E402
+from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
 
 ALPHA = 0.05
 SEED = 20261124
@@ -264,7 +261,7 @@ def run(quick: bool) -> dict[str, Any]:
     return {"reps": reps, "rows": rows, "misuse": misuse, "eq47": eq47, "gate": gate, "gate_reps": reps * 2}
 
 
-def write_markdown(result: dict, path: Path) -> None:
+def markdown(result: dict) -> str:
     reps = result["reps"]
     se = math.sqrt(ALPHA * (1 - ALPHA) / reps)
     rows = result["rows"]
@@ -451,33 +448,23 @@ def write_markdown(result: dict, path: Path) -> None:
         f"Total benchmark time: {result['seconds']:.0f} s.",
         "",
     ]
-    path.write_text("\n".join(lines), encoding="utf-8")
+    return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--quick", action="store_true", help="small run for smoke checks")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs", help="directory for the report")
-    args = parser.parse_args()
-    t0 = time.perf_counter()
-    result: dict[str, Any] = {
-        "quick": args.quick,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "seed": SEED,
-        "alpha": ALPHA,
-        "min_target": MIN_TARGET,
-        "calibration_pairs": CALIBRATION,
-        "kinds": KINDS,
+def main(argv: list[str] | None = None) -> None:
+    args = parser(__doc__).parse_args(argv)
+    timer = Timer()
+    result: dict[str, Any] = run_info(
+        args.quick,
+        seed=SEED,
+        alpha=ALPHA,
+        min_target=MIN_TARGET,
+        calibration_pairs=CALIBRATION,
+        kinds=KINDS,
         **run(args.quick),
-    }
-    result["seconds"] = time.perf_counter() - t0
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "multifidelity.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    write_markdown(result, args.out / "multifidelity.md")
-    print(f"wrote {args.out / 'multifidelity.md'} and multifidelity.json in {result['seconds']:.0f} s")
+    )
+    result["seconds"] = timer.seconds
+    write_report(args.out, "multifidelity", result, markdown(result), seconds=result["seconds"])
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -30,6 +29,7 @@ from agentassay.adapters import CallableAdapter  # noqa: E402
 from agentassay.runner import run_suite  # noqa: E402
 from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite, load_suite  # noqa: E402
 from agentassay.traces import TraceStore  # noqa: E402
+from benchmarks._harness import parser, today, write_report  # noqa: E402
 from benchmarks.fingerprints import permutation_time  # noqa: E402
 from benchmarks.fingerprints import throughput as fingerprint_throughput  # noqa: E402
 
@@ -164,15 +164,12 @@ transaction with `synchronous=NORMAL`.
 """
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=ROOT / "docs")
-    ap.add_argument("--quick", action="store_true", help="Smaller overhead and example runs (smoke test).")
-    args = ap.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = parser(__doc__, quick_help="smaller overhead and example runs; writes nothing").parse_args(argv)
     res = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%d"),
+        "date": today(),
         "concurrency": concurrency_efficiency(),
         "overhead": overhead(20 if args.quick else 200),
         "offline_example": offline_example(100 if args.quick else 1000),
@@ -183,9 +180,7 @@ def main() -> None:
     }
     print(json.dumps(res, indent=1))
     if not args.quick:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "performance.json").write_text(json.dumps(res, indent=1) + "\n")
-        (args.out / "performance.md").write_text(render(res))
+        write_report(args.out, "performance", res, render(res), indent=1)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ and read back for the measurement, as `agentassay coverage` on a store would.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import random
@@ -30,6 +29,7 @@ from agents import Agent, function_tool  # noqa: E402
 
 from agentassay.structure import extract_manifest, merge_bundles, objectives, obligations, structural_coverage  # noqa: E402
 from agentassay.traces import Action, Step, Trace, TraceMetadata, TraceStore  # noqa: E402
+from benchmarks._harness import parser, write_report  # noqa: E402
 
 SEED = 20261121
 
@@ -88,10 +88,8 @@ def timed(fn, reps: int) -> tuple[float, object]:
     return statistics.median(times), value
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = parser(__doc__, quick_help="fewer repetitions; writes nothing").parse_args(argv)
     reps = 3 if args.quick else 7
     entry = workflow()
 
@@ -136,7 +134,7 @@ def main() -> None:
     }
     print(json.dumps(result, indent=1))
     if not args.quick:
-        (ROOT / "docs" / "structure-speed.json").write_text(json.dumps(result, indent=1) + "\n")
+        write_report(args.out, "structure-speed", result, indent=1)
 
 
 if __name__ == "__main__":

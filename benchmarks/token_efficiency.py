@@ -20,9 +20,7 @@ data (common random numbers). Every number in the written report comes from this
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import platform
 import sys
 import time
 from collections.abc import Sequence
@@ -39,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from agentassay.fingerprints import extract, fingerprint_test, plan_budget, planned_power  # noqa: E402
 from agentassay.stats import SPRT, SPRTDesign, Verdict, threshold_verdict, warm_start  # noqa: E402
 from agentassay.traces._model import Action, Cost, Step, Trace  # noqa: E402
+from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
 from benchmarks.fingerprints import ANSWER, FAQ, FAQ_ANSWER, SEAT, TRIAGE  # noqa: E402
 
 ALPHA, BETA, DELTA, THETA = 0.05, 0.10, 0.10, 0.90
@@ -581,7 +580,7 @@ def summary_lines(result: dict) -> list[str]:
     return lines
 
 
-def write_markdown(result: dict, path: Path) -> None:
+def markdown(result: dict) -> str:
     s = result["settings"]
     cmd = "python benchmarks/token_efficiency.py" + (" --quick" if result["quick"] else "")
     lines = [
@@ -748,7 +747,7 @@ def write_markdown(result: dict, path: Path) -> None:
         f = c["fingerprint_alone"]["accept30"]
         lines.append(f"| `{c['case']}` | {c['truth']} | {f['p_fail']:.3f} | {f['se']:.3f} |")
     lines += ["", *deviation_lines(result), ""]
-    path.write_text("\n".join(lines), encoding="utf-8")
+    return "\n".join(lines)
 
 
 def finding_lines(result: dict) -> list[str]:
@@ -853,9 +852,7 @@ def deviation_lines(result: dict) -> list[str]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="small run for smoke checks")
-    ap.add_argument("--out", type=Path, default=ROOT / "docs", help="directory for the report")
+    ap = parser(__doc__)
     ap.add_argument("--reps", type=int, help="replications for the pass-rate-only approaches")
     ap.add_argument("--fp-reps", type=int, help="replications for the fingerprint approaches")
     ap.add_argument("--permutations", type=int, help=f"permutations per fingerprint test ({PERMUTATIONS})")
@@ -865,7 +862,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
-    t0 = time.perf_counter()
+    timer = Timer()
     q = args.quick
     reps = args.reps or (100 if q else 1000)
     fp_reps = min(reps, args.fp_reps or (60 if q else 400))
@@ -891,11 +888,9 @@ def main(argv: list[str] | None = None) -> dict:
         all_rows += sim.pop("rows")
         per_case.append(sim)
         print(f"{case.name}: {sim['seconds']:.1f} s", file=sys.stderr)
-    result: dict[str, Any] = {
-        "quick": q,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "settings": {
+    result: dict[str, Any] = run_info(
+        q,
+        settings={
             "alpha": ALPHA,
             "beta": BETA,
             "delta": DELTA,
@@ -914,7 +909,7 @@ def main(argv: list[str] | None = None) -> dict:
             "price_in_per_million": PRICE_IN,
             "price_out_per_million": PRICE_OUT,
         },
-        "cases": [
+        cases=[
             {
                 "name": c.name,
                 "truth": c.truth,
@@ -924,9 +919,9 @@ def main(argv: list[str] | None = None) -> dict:
             }
             for c in cases
         ],
-        "rows": all_rows,
-        "per_case": per_case,
-    }
+        rows=all_rows,
+        per_case=per_case,
+    )
     result["mean_tokens_per_trial"] = float(np.mean([c["mean_tokens_per_trial"] for c in per_case]))
     result["all_pass_sprt_trials"] = (
         SPRTDesign(THETA, DELTA, ALPHA, BETA, CAP).operating_characteristic(1.0).expected_trials
@@ -936,12 +931,10 @@ def main(argv: list[str] | None = None) -> dict:
         "trials": max(r["se_trials"] for r in all_rows),
     }
     result["checks"] = checks(result)
-    result["seconds"] = time.perf_counter() - t0
+    result["seconds"] = timer.seconds
     for c in result["checks"]:
         print(f"{status(c)}: {c['check']}: {c['value']:.4f} (bound {c['bound']:.4f}) {c['note']}")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "token-efficiency.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    write_markdown(result, args.out / "token-efficiency.md")
+    write_report(args.out, "token-efficiency", result, markdown(result))
     return result
 
 

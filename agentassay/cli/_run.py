@@ -26,6 +26,7 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> int:
         from ..adapters import AgentLoadError
+        from ..plugins import PluginError
         from ..results import ResultsError
         from ..spec import SpecError
         from ..structure._manifest import ManifestError
@@ -33,7 +34,7 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
 
         try:
             return fn(*args, **kwargs)
-        except (SpecError, ResultsError, StoreError, ManifestError) as exc:
+        except (SpecError, ResultsError, StoreError, ManifestError, PluginError) as exc:
             click.echo(f"error: {exc}", err=True)
             return EXIT_USAGE
         except AgentLoadError as exc:
@@ -55,7 +56,7 @@ def _overrides(suite: Any, **values: Any) -> Any:
     return replace(suite, settings=settings)
 
 
-def _emit(report: Any, output: Path | None, as_json: bool, quiet: bool) -> int:
+def _emit(report: Any, output: Path | None, as_json: bool, quiet: bool, plugins: Any = None) -> int:
     from ..reports import render_table
 
     results = report.results
@@ -64,7 +65,7 @@ def _emit(report: Any, output: Path | None, as_json: bool, quiet: bool) -> int:
     if as_json:
         click.echo(json.dumps(results.to_dict(), indent=1, default=str))
     elif not quiet:
-        click.echo(render_table(results))
+        click.echo(render_table(results, plugins=plugins))
     if output is not None and not quiet:
         click.echo(f"results written to {output}", err=True)
     if report.aborted:
@@ -108,6 +109,21 @@ def _not_a_shard(results: Any, path: Path, role: str) -> None:
         )
 
 
+def plugin_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``-p MODULE`` (repeatable): load a plugin module; ``-p no:NAME`` blocks one, built-ins included."""
+    return click.option(
+        "-p", "--plugin", "plugin_specs", multiple=True, metavar="MODULE",
+        help="Load the plugin module MODULE (repeatable); `-p no:NAME` blocks a plugin by name. Installed plugins "
+        "(entry-point group 'agentassay') and AGENTASSAY_PLUGINS load too (docs/architecture.md).",
+    )(fn)
+
+
+def _plugins(specs: tuple[str, ...]) -> Any:
+    from ..plugins import Plugins
+
+    return Plugins(specs)
+
+
 def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the results file here."),
@@ -130,6 +146,7 @@ def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--no-store", is_flag=True, help="Do not keep traces."),
         click.option("-q", "--quiet", is_flag=True, help="No progress and no table."),
         click.option("--json", "as_json", is_flag=True, help="Print the results file to stdout instead of the table."),
+        plugin_option,
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -149,7 +166,8 @@ def _execute(
     from ..spec import load_suite
     from ..traces import TraceStore
 
-    suite = load_suite(suite_path)
+    plugins = _plugins(opts["plugin_specs"])
+    suite = load_suite(suite_path, plugin_keys=plugins.suite_keys())
     suite = _overrides(
         suite, trials=opts["trials"], concurrency=opts["concurrency"], seed=opts["seed"], method=opts["method"]
     )
@@ -177,11 +195,12 @@ def _execute(
             full=opts["full"],
             progress=not opts["quiet"] and not opts["as_json"],
             shard=opts["shard"],
+            plugins=plugins,
         )
     finally:
         if store is not None:
             store.close()
-    return _emit(report, opts["output"], opts["as_json"], opts["quiet"])
+    return _emit(report, opts["output"], opts["as_json"], opts["quiet"], plugins)
 
 
 @click.command()
@@ -224,8 +243,9 @@ def check(suite: Path, baseline: Path | None, **opts: Any) -> int:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="No table.")
+@plugin_option
 @_handle_errors
-def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: bool) -> int:
+def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: bool, plugin_specs: tuple[str, ...]) -> int:
     """Regression verdicts from two results files, with no agent calls.
 
     CAND's outcomes are replayed in trial order through the test `check` uses, with CAND's
@@ -234,11 +254,12 @@ def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: b
     from ..results import compare_results, load_results
     from ..runner import RunReport
 
+    plugins = _plugins(plugin_specs)
     base_results, cand_results = load_results(base), load_results(cand)
     _not_a_shard(base_results, base, "baseline")
     _not_a_shard(cand_results, cand, "candidate")
-    results = compare_results(base_results, cand_results)
-    return _emit(RunReport(results), output, as_json, quiet)
+    results = compare_results(base_results, cand_results, plugins=plugins)
+    return _emit(RunReport(results), output, as_json, quiet, plugins)
 
 
 @click.command()
@@ -253,8 +274,11 @@ def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: b
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the merged results file instead of the table.")
 @click.option("-q", "--quiet", is_flag=True, help="No table.")
+@plugin_option
 @_handle_errors
-def merge(shards: tuple[Path, ...], baseline: Path | None, output: Path, as_json: bool, quiet: bool) -> int:
+def merge(
+    shards: tuple[Path, ...], baseline: Path | None, output: Path, as_json: bool, quiet: bool, plugin_specs: tuple[str, ...]
+) -> int:
     """Combine the results files of all N shards (`run`/`check --shard I/N`) into one, and decide.
 
     Every verdict is re-derived from the trials over all scenarios (Holm and the decision span the
@@ -264,12 +288,13 @@ def merge(shards: tuple[Path, ...], baseline: Path | None, output: Path, as_json
     from ..results import load_results, merge_results
     from ..runner import RunReport
 
+    plugins = _plugins(plugin_specs)
     loaded = [load_results(p) for p in shards]
     base = load_results(baseline) if baseline is not None else None
     results = merge_results(
-        loaded, baseline=base, sources=[str(p) for p in shards], baseline_source=str(baseline)
+        loaded, baseline=base, sources=[str(p) for p in shards], baseline_source=str(baseline), plugins=plugins
     )
-    return _emit(RunReport(results), output, as_json, quiet)
+    return _emit(RunReport(results), output, as_json, quiet, plugins)
 
 
 def _examples_dir() -> Path:

@@ -1,6 +1,7 @@
 """The gate: which test each scenario gets, and how verdicts become deploy / block / manual."""
 
 from ._designs import sequential_design
+from ._evidence import Candidate, Evidence, GatePlan, ScenarioTest
 from ._fingerprints import FingerprintPlan, recording_sample
 from ._fingerprints import plan as fingerprint_plan
 from ._fingerprints import test as fingerprint_test
@@ -15,6 +16,7 @@ from ._monitors import (
 )
 from ._plan import (
     BaselineCounts,
+    FingerprintEvidence,
     SuiteDecision,
     coverage_gate,
     decide,
@@ -27,11 +29,16 @@ from ._proxy import allocation as proxy_allocation_for
 
 __all__ = [
     "BaselineCounts",
+    "Candidate",
+    "Evidence",
+    "FingerprintEvidence",
     "FingerprintPlan",
+    "GatePlan",
     "Monitor",
     "ProxyEvidence",
     "RegressionFixed",
     "RegressionSequential",
+    "ScenarioTest",
     "ScenarioVerdict",
     "SuiteDecision",
     "ThresholdFixed",

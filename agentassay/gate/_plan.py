@@ -9,11 +9,13 @@ only when every scenario PASSes, an intersection-union test that needs no correc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..spec import Scenario, Settings
 from ..stats import Decision, Verdict, adjust_pvalues, deployment_decision, suite_verdict, warm_start
+from ._evidence import STAGES, Evidence
 from ._fingerprints import MIN_ROWS, SHARE, FingerprintPlan
 from ._monitors import (
     Monitor,
@@ -24,7 +26,6 @@ from ._monitors import (
     ThresholdSPRT,
 )
 from ._proxy import ProxyEvidence
-from ._proxy import combine as combine_proxy_verdicts
 
 if TYPE_CHECKING:
     from ..fingerprints import FingerprintResult
@@ -36,9 +37,13 @@ class BaselineCounts:
     trials: int
 
 
-def scenario_alpha(settings: Settings, scenarios: int, *, holm_later: bool, fingerprints: bool = False) -> float:
-    """Level of one scenario's pass-rate test: alpha, halved when fingerprints share it, / m by Bonferroni."""
-    alpha = settings.alpha * (1 - SHARE) if fingerprints else settings.alpha
+def scenario_alpha(
+    settings: Settings, scenarios: int, *, holm_later: bool, fingerprints: bool = False, share: float = 0.0
+) -> float:
+    """Level of one scenario's pass-rate test: alpha less the ``share`` its other tests hold (the
+    fingerprint test's half, ``fingerprints=True``, when ``share`` is not given), / m by Bonferroni."""
+    taken = share or (SHARE if fingerprints else 0.0)
+    alpha = settings.alpha * (1 - taken) if taken else settings.alpha
     if settings.correction == "none" or scenarios <= 1 or (holm_later and settings.correction == "holm"):
         return alpha
     return alpha / scenarios
@@ -53,12 +58,15 @@ def monitor_for(
     regression: bool = False,
     fingerprints: bool = False,
     prior: BaselineCounts | None = None,
+    share: float = 0.0,
 ) -> Monitor:
     """The test for one scenario: threshold (``run``) or regression against ``baseline`` (``check``).
 
-    ``fingerprints``: a fingerprint test shares this scenario's alpha. ``prior``: recorded trials
-    that warm-start a threshold SPRT (``settings.warm_start``; any version, see stats.warm_start).
+    ``share``: the part of this scenario's alpha its other tests hold (``GatePlan.taken``);
+    ``fingerprints=True`` is the fingerprint test's share. ``prior``: recorded trials that
+    warm-start a threshold SPRT (``settings.warm_start``; any version, see stats.warm_start).
     """
+    taken = share or (SHARE if fingerprints else 0.0)
     cap = settings.trial_cap
     sequential = settings.method == "sprt"
     if regression and baseline is not None and baseline.trials > 0:
@@ -67,14 +75,14 @@ def monitor_for(
                 cap,
                 base_passes=baseline.passes,
                 base_trials=baseline.trials,
-                alpha=scenario_alpha(settings, scenarios, holm_later=False, fingerprints=fingerprints),
+                alpha=scenario_alpha(settings, scenarios, holm_later=False, share=taken),
                 delta=settings.margin,
             )
         return RegressionFixed(
             cap,
             base_passes=baseline.passes,
             base_trials=baseline.trials,
-            alpha=scenario_alpha(settings, scenarios, holm_later=True, fingerprints=fingerprints),
+            alpha=scenario_alpha(settings, scenarios, holm_later=True, share=taken),
             beta=settings.beta,
             delta=settings.margin,
         )
@@ -82,7 +90,7 @@ def monitor_for(
     if regression:
         notes = ("the baseline has no trials of this scenario, so it was tested against the threshold only",)
     threshold = scenario.threshold if scenario.threshold is not None else settings.threshold
-    alpha = scenario_alpha(settings, scenarios, holm_later=False, fingerprints=fingerprints)
+    alpha = scenario_alpha(settings, scenarios, holm_later=False, share=taken)
     if sequential:
         warm = None
         if settings.warm_start and prior is not None and prior.trials > 0:
@@ -162,16 +170,24 @@ def coverage_gate(
 
 
 def holm_adjust(verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dict[str, ScenarioVerdict]:
-    """Holm across the fixed-n regression FAILs (the only verdicts that carry p-values)."""
+    """Holm across the fixed-n regression FAILs (the only verdicts that carry p-values).
+
+    The level is what the pass-rate tests hold, not the suite's alpha: ``alpha x (1 - shares)`` when
+    other tests (fingerprints, a plugin's) took part of it, times ``k / m`` when only ``k`` of the
+    ``m`` scenarios carry p-values (the others are tested at ``alpha / m`` each), so that by
+    Bonferroni across kinds the suite's false-alarm rate stays at most alpha.
+    """
     names = [n for n, v in verdicts.items() if v.test == "regression" and v.pvalue is not None]
     if settings.correction != "holm" or len(verdicts) <= 1 or not names:
         return verdicts
     adjusted = adjust_pvalues([float(verdicts[n].pvalue or 1.0) for n in names], method="holm")
+    rate_alpha = min(float(verdicts[n].evidence.get("alpha", settings.alpha)) for n in names)
+    level = rate_alpha * len(names) / len(verdicts)
     out = dict(verdicts)
     for name, q in zip(names, adjusted, strict=True):
         v = verdicts[name]
         note = f"Holm-adjusted p = {q:.3g} over {len(names)} scenarios"
-        if v.verdict is Verdict.FAIL and q > settings.alpha:
+        if v.verdict is Verdict.FAIL and q > level:
             v = replace(
                 v,
                 verdict=Verdict.INCONCLUSIVE,
@@ -234,17 +250,48 @@ def combine_fingerprints(
     return out
 
 
+@dataclass(frozen=True)
+class FingerprintEvidence:
+    """The fingerprint shift tests of a ``check`` as gate evidence (a test of its own, half of alpha)."""
+
+    results: dict[str, tuple[FingerprintResult | None, FingerprintPlan]]
+    kind: str = "fingerprints"
+    stage: str = "test"
+
+    def apply(self, verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dict[str, ScenarioVerdict]:
+        return combine_fingerprints(verdicts, settings, self.results) if self.results else verdicts
+
+
 def decide(
     verdicts: dict[str, ScenarioVerdict],
     settings: Settings,
     fingerprints: dict[str, tuple[FingerprintResult | None, FingerprintPlan]] | None = None,
     proxy: ProxyEvidence | None = None,
+    *,
+    evidence: Sequence[Evidence] = (),
 ) -> tuple[dict[str, ScenarioVerdict], SuiteDecision]:
-    """Proxy combination (fixed-n regression p-values), then Holm, then the fingerprint tests."""
-    final = combine_proxy_verdicts(verdicts, settings, proxy) if proxy is not None else verdicts
-    final = holm_adjust(final, settings)
+    """Every verdict from every kind of evidence, in one place (gate/_evidence.py).
+
+    ``"rate"`` evidence first (the proxy's p-values combined with the pass-rate test's), then Holm
+    across the fixed-n regression p-values, then each ``"test"`` kind (the fingerprint tests, then
+    the others in the order given). ``fingerprints`` and ``proxy`` are the built-in kinds passed directly.
+    """
+    kinds: list[Evidence] = list(evidence)
+    if proxy is not None:
+        kinds.insert(0, proxy)
     if fingerprints:
-        final = combine_fingerprints(final, settings, fingerprints)
+        kinds.insert(0, FingerprintEvidence(fingerprints))
+    unknown = [e.kind for e in kinds if e.stage not in STAGES]
+    if unknown:
+        raise ValueError(f"evidence {unknown} has a stage other than {' or '.join(STAGES)}")
+    final = verdicts
+    for e in kinds:
+        if e.stage == "rate":
+            final = e.apply(final, settings)
+    final = holm_adjust(final, settings)
+    for e in kinds:
+        if e.stage == "test":
+            final = e.apply(final, settings)
     counts = {v.value: 0 for v in Verdict}
     for v in final.values():
         counts[v.verdict.value] += 1

@@ -31,6 +31,11 @@ class ProxyEvidence:
 
     rho: float
     counts: dict[str, tuple[int, int, int, int]]
+    kind: str = "proxy"
+    stage: str = "rate"  # combined into the pass-rate p-value before Holm (gate/_evidence.py)
+
+    def apply(self, verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dict[str, ScenarioVerdict]:
+        return combine(verdicts, settings, self)
 
     @classmethod
     def from_sections(cls, base: dict[str, Any] | None, cand: dict[str, Any] | None) -> ProxyEvidence | None:

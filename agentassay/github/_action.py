@@ -81,6 +81,7 @@ class Action:
 
     # -- the job ----------------------------------------------------------------------------------
     def run(self) -> int:
+        from ..plugins import PluginError
         from ..results import ResultsError
         from ..spec import SpecError
 
@@ -97,7 +98,7 @@ class Action:
                 self.install()
             suite = self.load_suite()
             return self.record(suite) if mode == "record" else self.check(suite)
-        except (ActionInputError, SpecError, ResultsError) as exc:
+        except (ActionInputError, SpecError, ResultsError, PluginError) as exc:
             self.error(str(exc))
             self.write_summary(failure=str(exc))
             self.outcome.exit_code = EXIT_USAGE
@@ -118,9 +119,11 @@ class Action:
             raise _AgentFailure(f"input 'install': `{self.inputs.install}` exited with {done.returncode}")
 
     def load_suite(self) -> Any:
+        """The suite, with the keys installed plugins own (entry points, ``AGENTASSAY_PLUGINS``)."""
+        from ..plugins import default_plugins
         from ..spec import load_suite
 
-        suite = load_suite(self.inputs.suite)
+        suite = load_suite(self.inputs.suite, plugin_keys=default_plugins().suite_keys())
         changes: dict[str, Any] = {}
         if self.inputs.concurrency is not None:
             changes["concurrency"] = self.inputs.concurrency
@@ -324,6 +327,7 @@ class Action:
         return state, f"{d.decision.value.upper()}: {counts}"
 
     def render(self, *, comment: bool) -> str:
+        """The comment or the job summary; the plugins that read the results add their sections (coverage gaps…)."""
         from ..reports import render_job_summary, render_pr_comment
 
         fn = render_pr_comment if comment else render_job_summary
@@ -334,21 +338,7 @@ class Action:
             warnings=tuple(self.outcome.warnings),
             baseline_info=self.outcome.baseline_info,
             secrets=self.secrets(),
-            coverage=self.coverage(),
         )
-
-    def coverage(self) -> dict[str, Any] | None:
-        """The comment's "coverage gaps" section from the results' coverage (None: nothing measured)."""
-        cov = getattr(self.outcome.results, "coverage", None)
-        if not cov or not (cov.get("structural") or cov.get("behavioural")):
-            return None
-        from ..reports import coverage_section
-
-        try:
-            return coverage_section(cov.get("structural"), cov.get("behavioural"), secrets=self.secrets())
-        except Exception as exc:  # a report section must never cost the verdict its comment
-            self.warn(f"coverage section skipped: {type(exc).__name__}: {exc}")
-            return None
 
     def write_summary(self, failure: str | None = None) -> None:
         path = self.ctx.summary_file

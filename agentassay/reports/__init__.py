@@ -1,4 +1,8 @@
-"""Reports rendered from a results file (terminal today; PR Markdown, HTML and JUnit follow)."""
+"""Reports rendered from a results file (terminal, PR Markdown; HTML and JUnit follow).
+
+Renderers know no feature: what a plugin adds comes as :class:`Section` objects from the
+``agentassay_report_sections`` hook, read from the results file alone.
+"""
 
 from ._coverage import coverage_section, mermaid_flowchart
 from ._markdown import (
@@ -9,10 +13,15 @@ from ._markdown import (
     render_pr_comment,
     secret_values,
 )
+from ._sections import Diagram, ReportContext, Section, collect_sections
 from ._terminal import render_table
 
 __all__ = [
     "MARKER",
+    "Diagram",
+    "ReportContext",
+    "Section",
+    "collect_sections",
     "coverage_section",
     "escape_markdown",
     "escape_markdown_cell",

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._markdown import Md, _redactor, escape_markdown
+from ._sections import Diagram, Section
 from ._summary import clip
 
-__all__ = ["coverage_section", "mermaid_flowchart"]
+__all__ = ["as_section", "coverage_section", "mermaid_flowchart"]
 
 STRUCTURAL_SCHEMA = "agentassay.structural-coverage/1"
 BEHAVIOURAL_SCHEMA = "agentassay.behavioural-coverage/1"
@@ -489,3 +490,20 @@ def mermaid_flowchart(structural: Mapping[str, Any], *, secrets: Sequence[str] =
         else:
             hi = mid - 1
     return build(edges, _W_LABEL_SHORT, True, lo, legend)
+
+
+COVERAGE_DROPPED = "The coverage diagram is not shown here, to keep this report within its size limit; see {pointer}."
+
+
+def as_section(coverage: Mapping[str, Any]) -> Section:
+    """The PR comment's "Coverage gaps" section from :func:`coverage_section`'s dictionary."""
+    diagram = coverage.get("mermaid")
+    legend = coverage.get("legend")
+    return Section(
+        key="coverage",
+        title="Coverage gaps",
+        paragraphs=(coverage.get("summary") or "",),
+        items=tuple(coverage.get("gaps") or ()),
+        diagram=Diagram(str(diagram), legend or None, "Coordination graph", COVERAGE_DROPPED) if diagram else None,
+        noun="gaps",
+    )

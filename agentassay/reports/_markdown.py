@@ -8,7 +8,7 @@ our own ``<details>``/``<summary>`` and the hidden marker the Action finds its s
 
 GitHub refuses comments over 65,536 characters, so the report is built from measured pieces and
 the least important are dropped first: scenario details from the end, the run details, the
-coverage diagram, then table rows from the end (PASS, then INCONCLUSIVE, then FAIL), each drop
+sections' diagrams, then table rows from the end (PASS, then INCONCLUSIVE, then FAIL), each drop
 counted in the text. The marker and the decision line are never dropped.
 """
 
@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..results import Results, ScenarioResult
 from ..stats import Verdict, proportion_ci
+from ._sections import ReportContext, Section, collect_sections, extra_cost, replace_section
 from ._summary import (
     VERDICT_WORD,
     behaviour_of,
     behaviour_text,
     counts_text,
-    proxy_of,
     savings_of,
     scenario_usd,
 )
@@ -39,6 +39,8 @@ from ._summary import clip as _clip
 
 if TYPE_CHECKING:
     import jinja2
+
+    from ..plugins import Plugins
 
 MARKER = "<!-- agentassay:pr-comment -->"
 COMMENT_LIMIT = 65536  # GitHub's limit on an issue or pull-request comment body, in characters
@@ -223,6 +225,16 @@ class _Diagram:
     fenced: Md
     folded: bool  # a large diagram goes into a collapsed <details>
     legend: Md | None
+    title: Md  # the <summary> of the folded diagram
+
+
+@dataclass(frozen=True)
+class _SectionView:
+    title: Md | None
+    paragraphs: tuple[Md, ...]
+    items: tuple[Md, ...]
+    has_diagram: bool
+    dropped: Md | None  # what is said instead of a diagram that did not fit
 
 
 def _verdict_word(s: ScenarioResult) -> str:
@@ -303,15 +315,14 @@ def _run_details(results: Results, esc: _Escaper) -> _Run:
     return _Run(tuple(facts), tuple(_listed(results.notes, esc, _W_TEXT, "notes")))
 
 
-def _cost(results: Results, esc: _Escaper) -> list[Md]:
+def _cost(results: Results, esc: _Escaper, sections: Sequence[Section]) -> list[Md]:
+    """The cost line (with what sections spent besides the trials), the savings, then the sections placed here."""
     total = results.cost()
-    proxy = proxy_of(results)
     tokens = f"{total['trials']} trials, {total['input_tokens'] + total['output_tokens']:,} tokens"
     if total["usd"] is None:
         line = f"**Cost:** not priced ({tokens})."
     else:
-        extra = f" (+ {_usd(proxy.usd)} proxy)" if proxy is not None and proxy.usd is not None else ""
-        line = f"**Cost:** {_usd(total['usd'])}{extra} at the configured prices ({tokens})."
+        line = f"**Cost:** {_usd(total['usd'])}{extra_cost(sections, _usd)} at the configured prices ({tokens})."
     saved = savings_of(results)
     if saved is not None:
         usd = "" if saved.usd is None else f", about {_usd(saved.usd)}"
@@ -320,12 +331,9 @@ def _cost(results: Results, esc: _Escaper) -> list[Md]:
             f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd})."
         )
     lines = [Md(line)]
-    if proxy is not None and proxy.ran:
-        usd = "" if proxy.usd is None else f", {_usd(proxy.usd)}"
-        rho = "ρ not estimated" if proxy.rho is None else f"ρ {proxy.rho:.2f} from paired runs"
-        plan = f"; {proxy.plan[0]} target + {proxy.plan[1]} proxy trials per scenario" if proxy.plan else ""
-        lines.append(Md(f"**Proxy** {esc(proxy.label, _W_NAME)}: {proxy.trials} trials{usd}; {rho}{plan}."))
-    lines.extend(Md(f"Proxy note: {esc(n, _W_LINE)}") for n in (proxy.notes if proxy else ())[:_MAX_LIST])
+    for section in sections:
+        if section.place == "cost":
+            lines.extend(_escaped(p, esc, _W_LINE) for p in section.paragraphs[:_MAX_LIST])
     return lines
 
 
@@ -387,9 +395,35 @@ def _part(macro: Callable[[Any], str], view: Any) -> Md:
 
 @dataclass(frozen=True)
 class _Piece:
-    kind: str  # "row", "mermaid", "run" or "details"
+    kind: str  # "row", "diagram", "run" or "details"
     text: Md
     verdict: Verdict | None = None
+    section: int | None = None  # the section a diagram belongs to
+
+
+def _section_view(section: Section, esc: _Escaper, pointer: str) -> _SectionView:
+    dropped = None
+    if section.diagram is not None:
+        dropped = Md(esc(section.diagram.dropped, _W_TEXT).replace("{pointer}", pointer))
+    return _SectionView(
+        title=_escaped(section.title, esc, _W_NAME) if section.title else None,
+        paragraphs=tuple(_escaped(p, esc, _W_TEXT) for p in section.paragraphs[:_MAX_LIST]),
+        items=tuple(_listed(list(section.items), esc, _W_LINE, section.noun)),
+        has_diagram=section.diagram is not None,
+        dropped=dropped,
+    )
+
+
+def _diagram_piece(section: Section, index: int, esc: _Escaper, redact: Callable[[str], str], parts: Any) -> _Piece:
+    d = section.diagram
+    assert d is not None
+    view = _Diagram(
+        _mermaid(d.mermaid, redact),
+        folded=len(str(d.mermaid).splitlines()) > _FOLD_LINES,
+        legend=_escaped(d.legend, esc, _W_TEXT) if d.legend else None,
+        title=_escaped(d.fold_title, esc, _W_NAME),
+    )
+    return _Piece("diagram", _part(parts.diagram, view), section=index)
 
 
 def _render(
@@ -402,7 +436,7 @@ def _render(
     baseline_info: str | None,
     secrets: Sequence[str],
     limit: int,
-    coverage: Mapping[str, Any] | None,
+    sections: Sequence[Section],
     pointer: str,
 ) -> str:
     if mode not in MODES:
@@ -416,13 +450,14 @@ def _render(
     warned = list(warnings)
     if results is not None and results.interrupted:
         warned.append("the run was interrupted: the verdicts cover the trials that finished")
+    body = [s for s in sections if s.place == "body"]
     ctx: dict[str, Any] = {
         "baseline_info": esc(baseline_info, _W_LINE) if baseline_info else None,
         "record_only": mode == "record-only",
         "warnings": _listed(warned, esc, _W_TEXT, "warnings"),
         "pointer": Md(pointer),
         "table": None,
-        "coverage": None,
+        "sections": [_section_view(s, esc, pointer) for s in body],
         "cost": [],
         "details_shown": False,
     }
@@ -462,22 +497,8 @@ def _render(
             }
             ctx["details_shown"] = True
             pieces += [_Piece("row", _part(parts.row, _row(results, s, esc, with_baseline)), s.verdict.verdict) for s in ordered]
-        ctx["cost"] = _cost(results, esc)
-    if coverage is not None:
-        diagram = coverage.get("mermaid")
-        ctx["coverage"] = {
-            "summary": _escaped(coverage.get("summary") or "", esc, _W_TEXT),
-            "gaps": _listed(list(coverage.get("gaps") or ()), esc, _W_LINE, "gaps"),
-            "has_diagram": bool(diagram),
-        }
-        if diagram:
-            legend = coverage.get("legend")
-            view = _Diagram(
-                _mermaid(diagram, redact),
-                folded=len(str(diagram).splitlines()) > _FOLD_LINES,
-                legend=_escaped(legend, esc, _W_TEXT) if legend else None,
-            )
-            pieces.append(_Piece("mermaid", _part(parts.diagram, view)))
+        ctx["cost"] = _cost(results, esc, sections)
+    pieces += [_diagram_piece(s, i, esc, redact, parts) for i, s in enumerate(body) if s.diagram is not None]
     if results is not None and ordered:
         pieces.append(_Piece("run", _part(parts.run, _run_details(results, esc))))
         pieces += [_Piece("details", _part(parts.scenario, _details(s, esc))) for s in ordered]
@@ -490,7 +511,8 @@ def _render(
         for p in dropped:
             if p.verdict is not None:
                 omitted[p.verdict] += 1
-        body = page.render(
+        diagrams = {p.section: p.text for p in kept if p.kind == "diagram"}
+        out = page.render(
             ctx,
             rows=[p.text for p in kept if p.kind == "row"],
             omitted_rows=[
@@ -498,12 +520,12 @@ def _render(
                 for v, n in omitted.items()
                 if n
             ],
-            mermaid=next((p.text for p in kept if p.kind == "mermaid"), None),
+            diagrams=[diagrams.get(i) for i in range(len(body))],
             run=next((p.text for p in kept if p.kind == "run"), None),
             details=[p.text for p in kept if p.kind == "details"],
             details_omitted=sum(p.kind == "details" for p in dropped),
         )
-        return head + redact(body.rstrip("\n")) + "\n"
+        return head + redact(out.rstrip("\n")) + "\n"
 
     out = text(len(pieces))
     if len(out) <= limit:
@@ -528,6 +550,30 @@ def _render(
     return out
 
 
+def _sections(
+    results: Results | None,
+    secrets: Sequence[str],
+    coverage: Mapping[str, Any] | None,
+    sections: Sequence[Section] | None,
+    plugins: Plugins | None,
+) -> tuple[list[Section], list[str]]:
+    """The plugins' sections (unless ``sections`` are given), with an explicit ``coverage`` in place of theirs."""
+    warnings: list[str] = []
+    if sections is not None:
+        found = list(sections)
+    elif results is not None:
+        esc = _Escaper(_redactor(secrets))
+        report = ReportContext("markdown", tuple(secrets), escape=esc, usd=_usd, markup=Md)
+        found, warnings = collect_sections(results, report, plugins)
+    else:
+        found = []
+    if coverage is not None:
+        from ._coverage import as_section
+
+        found = replace_section(found, as_section(coverage))
+    return found, warnings
+
+
 def render_pr_comment(
     results: Results | None,
     *,
@@ -539,20 +585,25 @@ def render_pr_comment(
     secrets: Sequence[str] = (),
     limit: int = COMMENT_LIMIT,
     coverage: Mapping[str, Any] | None = None,
+    sections: Sequence[Section] | None = None,
+    plugins: Plugins | None = None,
 ) -> str:
     """The Markdown of the one sticky PR comment, at most ``limit`` characters, marker on the first line.
 
     ``results`` None: the run produced no results file (``warnings`` say why). ``mode``
     "record-only": there is no baseline yet, the run was recorded only. ``warnings`` and
     ``baseline_info`` come from the workflow; ``secrets`` (see :func:`secret_values`) are shown as
-    ``***``; ``coverage`` is ``{"summary": str, "gaps": [str], "mermaid": str | None}`` with an
-    optional ``"legend": str`` shown under the diagram (see :func:`agentassay.reports.coverage_section`,
-    whose escaped ``Md`` strings are printed as they are; plain strings are escaped here). A
-    diagram of more than 40 lines is folded into a ``<details>``.
+    ``***``. The sections after the table (coverage gaps, the proxy's cost, a third-party plugin's)
+    come from the plugins that read ``results`` (``plugins``: default, the installed ones), unless
+    ``sections`` are given. ``coverage`` — ``{"summary": str, "gaps": [str], "mermaid": str | None}``
+    with an optional ``"legend": str`` (see :func:`agentassay.reports.coverage_section`, whose escaped
+    ``Md`` strings are printed as they are; plain strings are escaped here) — replaces the coverage
+    plugin's section. A diagram of more than 40 lines is folded into a ``<details>``.
     """
+    found, failed = _sections(results, secrets, coverage, sections, plugins)
     return _render(
-        results, marker=_marker(marker_key), mode=mode, run_url=run_url, warnings=warnings,
-        baseline_info=baseline_info, secrets=secrets, limit=limit, coverage=coverage,
+        results, marker=_marker(marker_key), mode=mode, run_url=run_url, warnings=[*warnings, *failed],
+        baseline_info=baseline_info, secrets=secrets, limit=limit, sections=found,
         pointer="the job summary or the results artifact",
     )
 
@@ -568,13 +619,16 @@ def render_job_summary(
     secrets: Sequence[str] = (),
     limit: int = SUMMARY_LIMIT,
     coverage: Mapping[str, Any] | None = None,
+    sections: Sequence[Section] | None = None,
+    plugins: Plugins | None = None,
 ) -> str:
     """The same report for ``$GITHUB_STEP_SUMMARY``: no marker (``marker_key`` is accepted and unused,
     so both calls take the same arguments) and GitHub's larger summary limit, so that what the
     comment had to leave out is here."""
     del marker_key
+    found, failed = _sections(results, secrets, coverage, sections, plugins)
     return _render(
-        results, marker=None, mode=mode, run_url=run_url, warnings=warnings,
-        baseline_info=baseline_info, secrets=secrets, limit=limit, coverage=coverage,
+        results, marker=None, mode=mode, run_url=run_url, warnings=[*warnings, *failed],
+        baseline_info=baseline_info, secrets=secrets, limit=limit, sections=found,
         pointer="the results artifact",
     )

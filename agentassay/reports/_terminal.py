@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..results import Results, ScenarioResult
-from ._summary import VERDICT_WORD, clip, counts_text, proxy_of, savings_of, scenario_usd
+from ._sections import ReportContext, Section, collect_sections, extra_cost
+from ._summary import VERDICT_WORD, clip, counts_text, savings_of, scenario_usd
 from ._summary import behaviour_text as behaviour
+
+if TYPE_CHECKING:
+    from ..plugins import Plugins
+
+TERMINAL = ReportContext("terminal", escape=lambda text, width=None: str(text) if width is None else clip(text, width))
 
 
 def _rates(s: ScenarioResult) -> str:
@@ -25,8 +33,10 @@ def _usd(s: ScenarioResult) -> str:
     return f"{usd:.4f} ({'saved' if saved >= 0 else 'extra'} {abs(saved):.4f})"
 
 
-def render_table(results: Results, *, reasons: int = 1) -> str:
-    """One row per scenario (verdict, pass counts, trials used, tokens), then the decision."""
+def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None = None) -> str:
+    """One row per scenario (verdict, pass counts, trials used, tokens), then the plugins' sections
+    (``plugins``: default, the installed ones), the decision and the cost."""
+    sections, warnings = collect_sections(results, TERMINAL, plugins)
     rows = [
         (
             "scenario",
@@ -62,6 +72,8 @@ def render_table(results: Results, *, reasons: int = 1) -> str:
         if s.verdict.verdict.value != "pass":
             for reason, count in list(s.failure_reasons().items())[:reasons]:
                 lines.append(f"    most common failure ({count}x): {clip(reason, 140)}")
+    for section in (s for s in sections if s.place == "body"):
+        lines.extend(_body(section))
     d = results.decision
     total = results.cost()
     lines.append("")
@@ -76,17 +88,17 @@ def render_table(results: Results, *, reasons: int = 1) -> str:
             f"against fixed-n designs with the same alpha and beta ({saved.fixed_n_trials} trials): "
             f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd})"
         )
-    proxy = proxy_of(results)
-    if proxy is not None and proxy.ran:
-        usd = "" if proxy.usd is None else f", ${proxy.usd:.4f}"
-        rho = "rho not estimated" if proxy.rho is None else f"rho {proxy.rho:.2f} from paired runs"
-        plan = f"; {proxy.plan[0]} target + {proxy.plan[1]} proxy trials per scenario" if proxy.plan else ""
-        lines.append(f"proxy {proxy.label}: {proxy.trials} trials{usd}; {rho}{plan}")
-    for note in proxy.notes if proxy is not None else ():
-        lines.append(f"note: proxy: {note}")
+    for section in (s for s in sections if s.place == "cost"):
+        lines.extend(section.paragraphs)
     if total["usd"] is not None:
-        extra = f" (+ ${proxy.usd:.4f} proxy)" if proxy is not None and proxy.usd is not None else ""
-        lines.append(f"cost: ${total['usd']:.4f}{extra} at the configured prices")
-    for note in results.notes:
+        lines.append(f"cost: ${total['usd']:.4f}{extra_cost(sections, TERMINAL.usd)} at the configured prices")
+    for note in [*results.notes, *warnings]:
         lines.append(f"note: {note}")
     return "\n".join(lines)
+
+
+def _body(section: Section) -> list[str]:
+    lines = [f"{section.title}:"] if section.title else []
+    lines += [f"  {p}" if section.title else p for p in section.paragraphs]
+    lines += [f"  - {item}" for item in section.items]
+    return lines

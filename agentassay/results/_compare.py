@@ -7,53 +7,16 @@ verdicts ``check`` reached.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from ..gate import (
-    FingerprintPlan,
-    ProxyEvidence,
-    decide,
-    fingerprint_plan,
-    fingerprint_test,
-    fixed_n_equivalent,
-    monitor_for,
-    replay,
-)
-from ..spec import Scenario, Settings
-from ._model import Results, TrialOutcome, first_fingerprints
+from ..gate import Candidate, GatePlan, decide, fixed_n_equivalent, monitor_for, replay
+from ..spec import Scenario
+from ._model import Results
 
 if TYPE_CHECKING:
-    from ..fingerprints import FingerprintResult
-
-
-Plans = dict[str, tuple[list[dict[str, float]], FingerprintPlan]]
-
-
-def fingerprint_plans(base: Results, names: list[str], settings: Settings) -> Plans:
-    """Per scenario: the baseline's fingerprint sample and the candidate's planned sample size."""
-    out = {}
-    for name in names:
-        s = base.scenario(name)
-        if s is None:
-            continue
-        records = s.fingerprint_sample()
-        p = fingerprint_plan(records, settings, scenarios=len(names))
-        if p is not None:
-            out[name] = (records, p)
-    return out
-
-
-def fingerprint_outcomes(
-    plans: Plans, trials: dict[str, Iterable[TrialOutcome]], settings: Settings
-) -> dict[str, tuple[FingerprintResult | None, FingerprintPlan]]:
-    """Run each planned fingerprint test on the candidate's first ``plan.trials`` trials."""
-    return {
-        name: (fingerprint_test(records, first_fingerprints(trials.get(name, ()), p.trials), settings, scenario=name), p)
-        for name, (records, p) in plans.items()
-    }
+    from ..plugins import Plugins
 
 
 def baseline_notes(base: Results, scenarios: list[str], suite_name: str | None) -> list[str]:
@@ -68,25 +31,35 @@ def baseline_notes(base: Results, scenarios: list[str], suite_name: str | None) 
     return notes
 
 
-def compare_results(base: Results, cand: Results) -> Results:
+def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = None) -> Results:
+    """``cand``'s verdicts re-derived against ``base``: the plan and the evidence from the plugins
+    (``agentassay_plan``, ``agentassay_scenario_evidence``; default: the built-ins the files need and
+    the installed ones), the pass-rate tests replayed in trial order."""
+    from ..plugins import default_plugins
+
     settings = cand.settings
     counts = base.baseline_counts()
-    m = len(cand.scenarios)
-    plans = fingerprint_plans(base, [s.name for s in cand.scenarios], settings)
+    names = tuple(s.name for s in cand.scenarios)
+    m = len(names)
+    plan = GatePlan(settings, names, baseline=base)
+    hooks = (plugins or default_plugins()).for_plan(plan)
+    hooks.call("agentassay_plan", plan=plan)
     verdicts = {}
     fixed_n = {}
     for s in cand.scenarios:
         scenario = Scenario(s.name, s.input, threshold=s.threshold)
-        plan = {"scenarios": m, "baseline": counts.get(s.name), "regression": True}
-        monitor = monitor_for(scenario, settings, **plan, fingerprints=s.name in plans)
-        verdicts[s.name] = replay(monitor, s.outcomes)
-        fixed_n[s.name] = fixed_n_equivalent(scenario, settings, **plan)
-    fps = fingerprint_outcomes(plans, {s.name: s.trials for s in cand.scenarios}, settings)
-    final, decision = decide(verdicts, settings, fps, ProxyEvidence.from_sections(base.proxy, cand.proxy))
-    notes = baseline_notes(base, [s.name for s in cand.scenarios], cand.suite.get("name"))
+        level = {"scenarios": m, "baseline": counts.get(s.name), "regression": True}
+        verdicts[s.name] = replay(monitor_for(scenario, settings, **level, share=plan.taken(s.name)), s.outcomes)
+        fixed_n[s.name] = fixed_n_equivalent(scenario, settings, **level)
+    sections = {"proxy": cand.proxy, "shard": cand.shard, "coverage": cand.coverage, **cand.sections}
+    candidate = Candidate({s.name: s.trials for s in cand.scenarios}, sections)
+    evidence = [e for found in hooks.call("agentassay_scenario_evidence", plan=plan, candidate=candidate) for e in found]
+    final, decision = decide(verdicts, settings, evidence=evidence)
+    notes = baseline_notes(base, list(names), cand.suite.get("name"))
     dropped = [s.name for s in base.scenarios if cand.scenario(s.name) is None]
     if dropped:
         notes.append(f"in the baseline but not in the candidate: {', '.join(dropped)}")
+    notes += [f.note() for f in hooks.failures]
     scenarios = tuple(
         replace(
             s,
@@ -106,4 +79,3 @@ def compare_results(base: Results, cand: Results) -> Results:
         finished_at=now,
         notes=(*cand.notes, *notes),
     )
-

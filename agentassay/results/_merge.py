@@ -15,12 +15,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import asdict, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..gate import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
 from ..spec import Scenario, Settings
 from ._compare import baseline_notes, compare_results
 from ._model import Results, ResultsError, ScenarioResult
+
+if TYPE_CHECKING:
+    from ..plugins import Plugins
 
 T = TypeVar("T")
 
@@ -180,6 +183,20 @@ def _merge_proxy(ordered: Sequence[tuple[Results, str]]) -> dict[str, Any] | Non
     return out
 
 
+def _merge_sections(ordered: Sequence[tuple[Results, str]], notes: list[str]) -> dict[str, Any]:
+    """Plugins' sections: kept when every shard holds the same one; otherwise dropped, with a note (a
+    per-scenario section cannot be merged without its plugin)."""
+    keys = {k for r, _ in ordered for k in r.sections}
+    out = {}
+    for key in sorted(keys):
+        values = [r.sections.get(key) for r, _ in ordered]
+        if all(v == values[0] for v in values):
+            out[key] = values[0]
+        else:
+            notes.append(f"results section '{key}' differs between shards and was left out of the merge")
+    return out
+
+
 def _unique(items: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
@@ -212,6 +229,7 @@ def merge_results(
     baseline: Results | None = None,
     sources: Sequence[str] | None = None,
     baseline_source: str = "the baseline",
+    plugins: Plugins | None = None,
 ) -> Results:
     """One results file from all ``n`` shards of a ``run`` or ``check``, every verdict re-derived.
 
@@ -261,6 +279,7 @@ def merge_results(
     notes.append(f"merged from {len(ordered)} shards (runs {', '.join(runs)})")
     starts = [r.started_at for r, _ in ordered if r.started_at]
     ends = [r.finished_at for r, _ in ordered if r.finished_at]
+    sections = _merge_sections(ordered, notes)
     combined = Results(
         kind=first.kind,
         suite=first.suite,
@@ -275,11 +294,12 @@ def merge_results(
         versions=first.versions,
         notes=_unique(notes),
         proxy=_merge_proxy(ordered),
+        sections=sections,
     )
     if baseline is None:
         scenarios, decision = _rederive_run(combined.scenarios, combined.settings)
         return replace(combined, scenarios=scenarios, decision=decision)
-    out = compare_results(baseline, combined)
+    out = compare_results(baseline, combined, plugins=plugins)
     return replace(
         out,
         kind=first.kind,

@@ -23,6 +23,10 @@ from ..stats import Decision, Verdict
 _COVERAGE_FIELDS = {f.name for f in fields(CoverageConfig)}
 
 RESULTS_SCHEMA = "agentassay.results/1"
+# The file's own top-level keys; any other key is a plugin's section (``Results.sections``).
+TOP_LEVEL = frozenset(
+    ["schema", "kind", "run_id", "started_at", "finished_at", "interrupted", "suite", "agent", "settings", "versions", "decision", "cost", "savings", "notes", "proxy", "shard", "coverage", "scenarios"]
+)
 
 
 class ResultsError(Exception):
@@ -196,6 +200,8 @@ class Results:
     # Coverage of this run's traces (docs/coverage.md): {"structural": {...} | None,
     # "behavioural": {...} | None, "gate": {...}}; None when coverage is off.
     coverage: dict[str, Any] | None = None
+    # Sections other plugins add (``agentassay_results_sections``), each a top-level key of the file.
+    sections: dict[str, Any] = field(default_factory=dict)
 
     def scenario(self, name: str) -> ScenarioResult | None:
         return next((s for s in self.scenarios if s.name == name), None)
@@ -260,6 +266,7 @@ class Results:
             "proxy": self.proxy,
             "shard": self.shard,
             "coverage": self.coverage,
+            **{k: v for k, v in self.sections.items() if k not in TOP_LEVEL},
             "scenarios": [s.to_dict() for s in self.scenarios],
         }
 
@@ -322,6 +329,7 @@ class Results:
                 proxy=d.get("proxy") or None,
                 shard=d.get("shard") or None,
                 coverage=d.get("coverage") or None,
+                sections={k: v for k, v in d.items() if k not in TOP_LEVEL},
             )
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)

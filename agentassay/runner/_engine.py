@@ -28,7 +28,7 @@ from ..fingerprints import fingerprint_of
 from ..gate import Monitor
 from ..results import TrialOutcome
 from ..spec import Scenario, Settings
-from ..traces import Trace, TraceStore
+from ..traces import Trace
 from ._cost import price_usd
 from ._progress import Progress
 from ._retry import backoff, is_transient
@@ -93,7 +93,6 @@ class EngineOutcome:
     finished_at: str
     interrupted: str | None = None  # "SIGINT" / "SIGTERM" when stopped by a signal
     aborted: str | None = None  # why the run was abandoned (the agent could not be run)
-    budget: str | None = None  # set when config.budget_usd stopped new trials
     wall_s: float = 0.0
 
 
@@ -113,11 +112,11 @@ class Engine:
         role: str,
         agent_version: str,
         run_id: str,
-        store: TraceStore | None = None,
         progress: Progress | None = None,
         full: bool = False,
         on_trial: Callable[[ScenarioState, TrialOutcome, Trace], None] | None = None,
         seed_role: str | None = None,
+        may_start: Callable[[], bool] | None = None,
     ) -> None:
         self.suite_name = suite_name
         self.adapter = adapter
@@ -129,12 +128,13 @@ class Engine:
         self.seed_role = seed_role or role
         self.agent_version = agent_version
         self.run_id = run_id
-        self.store = store
         self.progress = progress
         self.full = full
+        # Called with each finished trial (the run's agentassay_trial_finished hook: store, budget, …).
         self.on_trial = on_trial
+        # Asked before each trial starts; False holds new trials (the budget cap), in-flight ones finish.
+        self.may_start = may_start or (lambda: True)
         self._stop: str | None = None
-        self._spent = 0.0  # USD of finished trials, against settings.budget_usd
         self._ok = 0
         self._errored = 0
         self._first_error: str | None = None
@@ -207,19 +207,6 @@ class Engine:
     # -- bookkeeping ---------------------------------------------------------------------------
     def _record(self, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
         state.finished[outcome.index] = outcome
-        self._spent += outcome.usd or 0.0
-        if self.store is not None:
-            self.store.add(
-                trace,
-                run_id=self.run_id,
-                suite=self.suite_name,
-                scenario=state.scenario.name,
-                agent_version=self.agent_version,
-                trial=outcome.index,
-                input=state.scenario.input,
-                passed=outcome.passed,
-                fingerprint=outcome.fingerprint,
-            )
         if outcome.error:
             self._errored += 1
             self._first_error = self._first_error or outcome.error
@@ -260,11 +247,6 @@ class Engine:
     def stop(self, reason: str) -> None:
         self._stop = reason
 
-    def _over_budget(self) -> bool:
-        """No new trial once the finished ones cost the budget; trials in flight still finish (they are paid)."""
-        budget = self.settings.budget_usd
-        return budget is not None and self._spent >= budget
-
     # -- the loop ------------------------------------------------------------------------------
     async def run(self) -> EngineOutcome:
         started = _now()
@@ -278,7 +260,7 @@ class Engine:
                 while (
                     self._stop is None
                     and aborted is None
-                    and not self._over_budget()
+                    and self.may_start()
                     and len(pending) < self.settings.concurrency
                 ):
                     state, cursor = self._next(order, cursor)
@@ -303,15 +285,7 @@ class Engine:
                 await asyncio.gather(*pending, return_exceptions=True)
             if self.progress is not None:
                 self.progress.close()
-        budget = None
-        if self._over_budget() and any(st.wants_more(self.full) for st in self.states.values()):
-            budget = (
-                f"stopped at the budget: the finished trials cost ${self._spent:.4f} of the "
-                f"${self.settings.budget_usd:g} allowed (config.budget_usd); undecided scenarios are inconclusive"
-            )
-        return EngineOutcome(
-            self.states, started, _now(), self._stop, aborted, budget=budget, wall_s=time.perf_counter() - t0
-        )
+        return EngineOutcome(self.states, started, _now(), self._stop, aborted, wall_s=time.perf_counter() - t0)
 
 
 def run_engine(engine: Engine, *, handle_signals: bool = True) -> EngineOutcome:

@@ -12,7 +12,7 @@ import difflib
 import math
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,11 +29,15 @@ from ._model import (
     AgentConfig,
     Check,
     CoverageConfig,
+    Extension,
     ModelConfig,
     Scenario,
     Settings,
     Suite,
 )
+
+# Keys plugins own (agentassay_suite_keys): {"suite" | "config" | "scenario": {key: plugin name}}.
+PluginKeys = Mapping[str, Mapping[str, str]]
 
 TOP_KEYS = ("name", "description", "agent", "model", "config", "scenarios")
 CONFIG_KEYS = (
@@ -138,8 +142,12 @@ class SpecError(Exception):
         return ": ".join(p for p in (where, self.key, self.message) if p)
 
 
-def load_suite(path: str | os.PathLike[str]) -> Suite:
-    """Read and validate the suite file at ``path``; raise :class:`SpecError` on any problem."""
+def load_suite(path: str | os.PathLike[str], *, plugin_keys: PluginKeys | None = None) -> Suite:
+    """Read and validate the suite file at ``path``; raise :class:`SpecError` on any problem.
+
+    ``plugin_keys`` (``Plugins.suite_keys()``): keys plugins own, ``{"suite" | "config" | "scenario":
+    {key: plugin}}``, accepted and kept raw in ``extensions`` for the plugin to validate.
+    """
     shown = os.fspath(path)
     p = Path(path)
     try:
@@ -158,17 +166,17 @@ def load_suite(path: str | os.PathLike[str]) -> Suite:
         raise SpecError(f"cannot read: not UTF-8 text ({e.reason} at byte {e.start}).", file=shown) from None
     except OSError as e:
         raise SpecError(f"cannot read: {e.strerror or e}.", file=shown) from None
-    return parse_suite(text, path=p)
+    return parse_suite(text, path=p, plugin_keys=plugin_keys)
 
 
-def parse_suite(text: str, *, path: Path | None = None) -> Suite:
+def parse_suite(text: str, *, path: Path | None = None, plugin_keys: PluginKeys | None = None) -> Suite:
     """Validate suite YAML ``text``. ``path`` is used in messages and to resolve relative paths."""
     shown = os.fspath(path) if path is not None else None
     root = Path(path).resolve().parent if path is not None else None
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
-        parser = _Parser(loader, shown, root)
+        parser = _Parser(loader, shown, root, plugin_keys or {})
         suite = parser.suite(node)
     except yaml.MarkedYAMLError as e:
         raise _yaml_error(e, shown) from None
@@ -260,10 +268,18 @@ def _entry_hint(value: str, attr_name: str) -> str:
 class _Parser:
     """Walks composed YAML nodes; every typed read knows its node, hence its line."""
 
-    def __init__(self, loader: yaml.SafeLoader, file: str | None, root: Path | None) -> None:
+    def __init__(self, loader: yaml.SafeLoader, file: str | None, root: Path | None, plugin_keys: PluginKeys) -> None:
         self.loader = loader
         self.file = file
         self.root = root
+        self.plugin_keys = plugin_keys
+        self.extensions: dict[str, Extension] = {}
+
+    def owned(self, where: str) -> dict[str, str]:
+        return dict(self.plugin_keys.get(where) or {})
+
+    def extension(self, where: str, k: str, key: str, vnode: yaml.Node) -> Extension:
+        return Extension(key, self.value(vnode), _line(vnode), self.file, self.owned(where).get(k))
 
     # -- error construction ---------------------------------------------------------------------
     def err(self, node: yaml.Node | None, key: str | None, message: str, **parts: str | None) -> SpecError:
@@ -387,7 +403,7 @@ class _Parser:
                 line=1,
             )
         top = self.mapping(node, None, "a mapping at the top level (keys: " + ", ".join(TOP_KEYS) + ")")
-        self.check_keys(top, None, TOP_KEYS)
+        self.check_keys(top, None, (*TOP_KEYS, *self.owned("suite")))
 
         name = self.root.name if self.root is not None and self.root.name else "suite"
         description = ""
@@ -409,6 +425,8 @@ class _Parser:
                 settings, config_nodes = self.config(vnode)
             elif k == "scenarios":
                 pending = self.scenarios(vnode)
+            else:  # a key a plugin owns
+                self.extensions[k] = self.extension("suite", k, k, vnode)
 
         if agent is None:
             raise self.err(
@@ -438,6 +456,7 @@ class _Parser:
             settings=settings,
             model=model,
             description=description,
+            extensions=dict(self.extensions),
         )
 
     def agent(self, node: yaml.Node) -> AgentConfig:
@@ -554,7 +573,8 @@ class _Parser:
         if self.is_null(node):
             return Settings(), {}
         m = self.mapping(node, "config")
-        self.check_keys(m, "config", CONFIG_KEYS)
+        owned = self.owned("config")
+        self.check_keys(m, "config", (*CONFIG_KEYS, *owned))
         kw: dict[str, Any] = {}
         for k, (_, vnode) in m.items():
             key = f"config.{k}"
@@ -588,6 +608,8 @@ class _Parser:
                 kw[k] = None if self.is_null(vnode) else self.number(vnode, key, "USD > 0", lambda x: x > 0)
             elif k == "coverage":
                 kw[k] = self.coverage(vnode)
+            elif k in owned:
+                self.extensions[key] = self.extension("config", k, key, vnode)
         settings = Settings(**kw)
 
         if settings.budget_usd is not None and not settings.prices:
@@ -770,7 +792,8 @@ class _Parser:
             if k in CHECK_KINDS:
                 where = "`properties:` or `evaluator:`" if k in PROPERTY_CHECKS else "`evaluator:`"
                 raise self.err(knode, f"{key}.{k}", f"'{k}' is a check; put it under {where}.")
-        self.check_keys(m, key, SCENARIO_KEYS)
+        owned = self.owned("scenario")
+        self.check_keys(m, key, (*SCENARIO_KEYS, *owned))
         if "input" not in m:
             raise self.err(
                 node,
@@ -781,6 +804,7 @@ class _Parser:
             )
         text = self.string(m["input"][1], f"{key}.input", "a string (the agent's input)")
         p = _Pending(key=key, line=_line(node), input=text)
+        p.extensions = {k: self.extension("scenario", k, f"{key}.{k}", m[k][1]) for k in m if k in owned}
         if "name" in m:
             p.name = self.string(m["name"][1], f"{key}.name", "a non-empty string", nonempty=True)
             p.name_node = m["name"][1]
@@ -1106,6 +1130,7 @@ class _Parser:
                     line=p.line,
                     description=p.description,
                     witness=p.witness,
+                    extensions=p.extensions,
                 )
             )
         return tuple(out)
@@ -1127,3 +1152,4 @@ class _Pending:
         self.properties: dict[str, Any] = {}
         self.descriptions: tuple[str, ...] = ()
         self.checks: tuple[Check, ...] = ()
+        self.extensions: dict[str, Extension] = {}

@@ -82,6 +82,23 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Extension:
+    """The raw value of a suite key a plugin owns (``agentassay_suite_keys``), with where it was written,
+    so the plugin's own validation can point at the line: ``raise ext.error("expected a list")``."""
+
+    key: str  # the dotted path, e.g. "config.my_plugin" or "scenarios[2].my_plugin"
+    value: Any
+    line: int | None = None
+    file: str | None = None
+    plugin: str | None = None
+
+    def error(self, message: str, **parts: str | None) -> Exception:
+        from ._loader import SpecError
+
+        return SpecError(message, file=self.file, line=self.line, key=self.key, **parts)
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     input: str
@@ -94,6 +111,8 @@ class Scenario:
     # Structural witness objectives this scenario was generated for (``agentassay generate``),
     # e.g. ("UseTool(faq_agent, faq_lookup_tool)", "Reach(faq_agent)"); coverage reports by them.
     witness: tuple[str, ...] = ()
+    # Keys of this scenario that plugins own, by key (validated by the plugin, not the loader).
+    extensions: dict[str, Extension] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -168,6 +187,8 @@ class Suite:
     model: ModelConfig = field(default_factory=ModelConfig)
     description: str = ""
     path: Path | None = None  # the file it was read from; relative paths resolve against its folder
+    # Top-level and config keys that plugins own, by dotted key ("my_plugin", "config.my_plugin").
+    extensions: dict[str, Extension] = field(default_factory=dict, compare=False)
 
     @property
     def root(self) -> Path:

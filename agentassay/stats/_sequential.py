@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from . import _exact
-from ._sprt import TrialCountDistribution
+from ._sprt_design import TrialCountDistribution
 from ._validation import check_closed_unit, check_count, check_margin, check_open_unit, check_passes
 from ._verdict import Verdict
 

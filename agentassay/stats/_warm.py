@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
-from ._sprt import SPRTDesign
+from ._sprt_design import SPRTDesign
 from ._validation import check_count, check_passes
 
 _BISECT = 36

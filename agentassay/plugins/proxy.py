@@ -1,4 +1,4 @@
-"""Proxy-model trials (``config.proxy``; docs/multifidelity.md): paired runs, the plan, separate runs.
+"""The proxy model (``config.proxy``; docs/multifidelity.md): paired runs, the plan, separate runs.
 
 ``run`` (recording a baseline): after the target's trials, the proxy replays the target's first
 ``paired`` seeds of each scenario (paired runs: same input, same seed) and rho is measured on
@@ -10,25 +10,32 @@ of its own: the baseline's proxy arm.
 ``check`` re-derives the allocation from the baseline's rho and costs (so the candidate cannot
 move it), runs the target's share and then the proxy's share on fresh seeds, and hands the counts
 to the gate, which combines the two p-values (gate/_proxy.py).
+
+Hooks: ``prepare`` (the adapter and, in ``check``, the allocation), ``after_trials`` (the proxy's
+phases), ``results_sections`` (``proxy``), ``scenario_evidence`` (the p-value combination, also in
+``compare``) and ``report_sections`` (its trials and cost).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from ..adapters import AgentAdapter
-from ..evaluators import Evaluator
-from ..gate import ProxyEvidence, ThresholdFixed, proxy_allocation_for
+from ..gate import GatePlan, ProxyEvidence, ThresholdFixed, proxy_allocation_for
 from ..gate._fingerprints import EXCLUDED
 from ..results import Results, TrialOutcome
 from ..spec import Settings, SpecError, Suite
 from ..stats import ProxyAllocation, fidelity_correlation
-from ..traces import TraceStore
-from ._engine import Engine, EngineOutcome, ScenarioState, run_engine
-from ._progress import Progress
+from ._hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from ..reports import ReportContext, Section
+    from ..runner import EngineOutcome, Run
+
+NAME = "proxy"
 
 PHASES = {
     "proxy-paired": "proxy, paired runs",
@@ -39,10 +46,9 @@ PHASES = {
 
 @dataclass
 class ProxyRun:
-    """What the proxy phase produced: the results file's ``proxy`` section and the gate's input."""
+    """What the proxy phase produced: the results file's ``proxy`` section (the gate's input in ``check``)."""
 
     info: dict[str, Any] = field(default_factory=dict)
-    evidence: ProxyEvidence | None = None
     interrupted: str | None = None
     aborted: str | None = None
 
@@ -108,61 +114,34 @@ def plan_from_baseline(baseline: Results, settings: Settings) -> tuple[ProxyAllo
     return alloc, []
 
 
-def _phase(
-    suite: Suite,
-    adapter: AgentAdapter,
-    evaluators: dict[str, Evaluator],
-    caps: dict[str, int],
-    *,
-    role: str,
-    seed_role: str | None,
-    version: str,
-    run_id: str,
-    store: TraceStore | None,
-    progress: bool,
-    handle_signals: bool,
-) -> EngineOutcome:
+def _phase(run: Run, adapter: AgentAdapter, caps: dict[str, int], *, role: str, seed_role: str | None, version: str) -> EngineOutcome:
     """Run ``caps[name]`` proxy trials of each scenario (the count is the plan; no test stops them)."""
-    settings = suite.settings
+    from ..runner import ScenarioState
+
+    settings = run.settings
     states = {}
-    for s in suite.scenarios:
+    for s in run.scenarios:
         cap = caps.get(s.name, 0)
         if cap <= 0:
             continue
         monitor = ThresholdFixed(cap, (), threshold=settings.threshold, alpha=settings.alpha)
         limit = cap if settings.errors == "fail" else 2 * cap
-        states[s.name] = ScenarioState(s, evaluators[s.name], monitor, limit)
-    engine = Engine(
-        suite_name=suite.name,
-        adapter=adapter,
-        settings=settings,
-        states=states,
-        role=role,
-        seed_role=seed_role,
-        agent_version=version,
-        run_id=run_id,
-        store=store,
-        progress=Progress(sum(caps.values()), len(states), enabled=progress, phase=PHASES[role]),
+        states[s.name] = ScenarioState(s, run.evaluators[s.name], monitor, limit)
+    return run.phase(
+        role, states, adapter=adapter, role=role, seed_role=seed_role, version=version, label=PHASES[role],
+        planned=sum(caps.values()),
     )
-    return run_engine(engine, handle_signals=handle_signals)
 
 
 def run_proxy(
-    suite: Suite,
+    run: Run,
     adapter: AgentAdapter,
-    evaluators: dict[str, Evaluator],
     target: dict[str, tuple[TrialOutcome, ...]],
     *,
-    baseline: Results | None,
     allocation: ProxyAllocation | None,
-    version: str,
-    run_id: str,
-    store: TraceStore | None,
-    progress: bool,
-    handle_signals: bool,
 ) -> ProxyRun:
     """The proxy's trials after the target's: paired runs and the arm (``run``) or the arm (``check``)."""
-    settings = suite.settings
+    settings, baseline, version = run.settings, run.baseline, run.version
     assert settings.proxy is not None
     model_label = getattr(adapter, "model_label", None)
     out = ProxyRun({"model": asdict(settings.proxy), "label": model_label, "notes": []})
@@ -171,10 +150,7 @@ def run_proxy(
     proxy_version = f"{version}+proxy:{model_label or settings.proxy.provider}"
 
     def phase(caps: dict[str, int], role: str, seed_role: str | None = None) -> EngineOutcome:
-        return _phase(
-            suite, adapter, evaluators, caps, role=role, seed_role=seed_role, version=proxy_version, run_id=run_id,
-            store=store, progress=progress, handle_signals=handle_signals,
-        )
+        return _phase(run, adapter, caps, role=role, seed_role=seed_role, version=proxy_version)
 
     if baseline is None:  # recording: paired runs first, then the plan, then the arm
         caps = {n: min(settings.proxy_paired, len(trials)) for n, trials in target.items()}
@@ -229,8 +205,6 @@ def run_proxy(
     }
     arm_usd = _usd(trials.values())
     out.info["usd"] = arm_usd if baseline is not None else _sum(out.info["paired_usd"], arm_usd)
-    if baseline is not None:
-        out.evidence = ProxyEvidence.from_sections(baseline.proxy, out.info)
     return out
 
 
@@ -242,3 +216,83 @@ def _usd(batches: Iterable[Iterable[TrialOutcome]]) -> float | None:
 def _sum(*values: float | None) -> float | None:
     present = [v for v in values if v is not None]
     return round(math.fsum(present), 6) if present else None
+
+
+# -- hooks ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _State:
+    adapter: AgentAdapter
+    allocation: ProxyAllocation | None = None
+    result: ProxyRun | None = None
+
+
+@hookimpl
+def agentassay_prepare(run: Run) -> None:
+    settings = run.settings
+    if settings.proxy is None:
+        return
+    assert run.adapter is not None
+    check_adapter(run.suite, run.adapter)
+    state = run.scratch[NAME] = _State(run.load_adapter(settings.proxy))
+    if run.baseline is not None:
+        state.allocation, notes = plan_from_baseline(run.baseline, settings)
+        for note in notes:
+            run.note(note)
+        if state.allocation is not None:
+            # With a proxy allocation the target runs only its share; the proxy's trials make up the rest.
+            run.target_settings = replace(settings, trials=state.allocation.n_target, max_trials=None)
+
+
+@hookimpl
+def agentassay_after_trials(run: Run) -> None:
+    state: _State | None = run.scratch.get(NAME)
+    if state is None or run.aborted or run.interrupted:
+        return
+    if run.baseline is not None and state.allocation is None:  # check without a usable plan: target alone
+        return
+    state.result = proxy = run_proxy(run, state.adapter, run.trials, allocation=state.allocation)
+    run.interrupted = run.interrupted or proxy.interrupted
+    run.aborted = run.aborted or (proxy.aborted and f"proxy model: {proxy.aborted}")
+
+
+@hookimpl
+def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
+    state: _State | None = run.scratch.get(NAME)
+    if state is None or state.result is None:
+        return None
+    return {"proxy": state.result.info}
+
+
+@hookimpl
+def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> list[ProxyEvidence] | None:
+    if plan.baseline is None:
+        return None
+    evidence = ProxyEvidence.from_sections(plan.baseline.proxy, candidate.sections.get("proxy"))
+    return None if evidence is None else [evidence]
+
+
+@hookimpl
+def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
+    from ..reports import Section
+    from ..reports._summary import proxy_of
+
+    proxy = proxy_of(results)
+    if proxy is None:
+        return None
+    lines = []
+    usd = "" if proxy.usd is None else f", {report.usd(proxy.usd)}"
+    plan = f"; {proxy.plan[0]} target + {proxy.plan[1]} proxy trials per scenario" if proxy.plan else ""
+    if report.format == "markdown":
+        if proxy.ran:
+            rho = "ρ not estimated" if proxy.rho is None else f"ρ {proxy.rho:.2f} from paired runs"
+            lines.append(report.markup(f"**Proxy** {report.escape(proxy.label, 80)}: {proxy.trials} trials{usd}; {rho}{plan}."))
+        lines += [report.markup(f"Proxy note: {report.escape(n, 300)}") for n in proxy.notes]
+    else:
+        if proxy.ran:
+            rho = "rho not estimated" if proxy.rho is None else f"rho {proxy.rho:.2f} from paired runs"
+            lines.append(f"proxy {proxy.label}: {proxy.trials} trials{usd}; {rho}{plan}")
+        lines += [f"note: proxy: {n}" for n in proxy.notes]
+    extra = () if proxy.usd is None else (("proxy", proxy.usd),)
+    return [Section(key=NAME, place="cost", paragraphs=tuple(lines), extra_usd=extra)]

@@ -5,17 +5,27 @@ The manifest comes from ``config.coverage.manifest`` or is extracted from the ag
 trial, so that C3 can observe attempts. Coverage never touches the verdicts: it is computed from
 the traces afterwards and only the Eq. 26 gate (``config.coverage.min``) may turn a deploy into
 manual review.
+
+Hooks: ``prepare`` (manifest, probe), ``trial_finished`` (the target's traces), ``results_sections``
+(``coverage``), ``decide`` (the Eq. 26 gate) and ``report_sections`` (the PR comment's coverage gaps).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..adapters import AgentAdapter
 from ..adapters._resolve import is_sdk_agent
+from ..gate import SuiteDecision, coverage_gate
 from ..spec import Suite
 from ..traces import Trace
+from ._hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from ..reports import ReportContext, Section
+    from ..results import Results
+    from ..runner import Phase, Run
 
 
 @dataclass
@@ -90,3 +100,65 @@ def measure_coverage(run: CoverageRun, suite: Suite, adapter: AgentAdapter) -> d
     out["behavioural"] = behavioural.to_dict()
     out["gate"] = {"min": cfg.min, "overall": behavioural.overall}
     return out
+
+
+# -- hooks ---------------------------------------------------------------------------------------
+
+NAME = "coverage"
+
+
+@dataclass
+class _State:
+    covering: CoverageRun
+    overall: float | None = None
+
+
+@hookimpl
+def agentassay_prepare(run: Run) -> None:
+    assert run.adapter is not None
+    covering = prepare_coverage(run.suite, run.adapter, run.options.entry)
+    if covering is not None:
+        run.scratch[NAME] = _State(covering)
+
+
+@hookimpl
+def agentassay_trial_finished(run: Run, phase: Phase, trace: Trace) -> None:
+    state: _State | None = run.scratch.get(NAME)
+    if state is not None and phase.name == "target":  # the proxy's traces are another model's
+        state.covering.add(trace)
+
+
+@hookimpl
+def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
+    state: _State | None = run.scratch.get(NAME)
+    if state is None:
+        return None
+    assert run.adapter is not None
+    try:
+        coverage = measure_coverage(state.covering, run.suite, run.adapter)
+    except Exception as exc:  # coverage is an analysis: it must never lose the measured trials
+        run.note(f"coverage could not be computed: {type(exc).__name__}: {exc}")
+        return None
+    state.overall = coverage["gate"]["overall"]
+    return {"coverage": coverage}
+
+
+@hookimpl
+def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None:
+    state: _State | None = run.scratch.get(NAME)
+    if state is None or "coverage" not in run.sections:
+        return None
+    decision, note = coverage_gate(decision, state.overall, run.settings.coverage.min)
+    if note:
+        run.note(note)
+    return decision
+
+
+@hookimpl
+def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
+    cov = results.coverage
+    if report.format != "markdown" or not cov or not (cov.get("structural") or cov.get("behavioural")):
+        return None
+    from ..reports._coverage import as_section, coverage_section
+
+    return [as_section(coverage_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets))]

@@ -1,0 +1,34 @@
+"""Plugins: the run's lifecycle as hooks (pluggy, as in pytest), and the built-in features on them.
+
+A plugin is a module (or object) with functions named after the hooks in
+``agentassay.plugins._hookspecs`` marked ``@hookimpl``; it is installed through the ``agentassay``
+entry-point group, ``-p MODULE`` on the command line, or ``AGENTASSAY_PLUGINS``. The built-in
+features — the trace store writer, the budget cap, shards, warm starts, fingerprints, the proxy
+model, coverage — are plugins of this package, each imported only when a run needs it.
+docs/architecture.md lists the hooks, their order, and which plugin implements which.
+"""
+
+from ._hookspecs import hookimpl, hookspec
+from ._manager import (
+    BUILTIN_NAMES,
+    ENTRY_POINT_GROUP,
+    ENV_PLUGINS,
+    Hooks,
+    PluginError,
+    PluginFailure,
+    Plugins,
+    default_plugins,
+)
+
+__all__ = [
+    "BUILTIN_NAMES",
+    "ENTRY_POINT_GROUP",
+    "ENV_PLUGINS",
+    "Hooks",
+    "PluginError",
+    "PluginFailure",
+    "Plugins",
+    "default_plugins",
+    "hookimpl",
+    "hookspec",
+]

@@ -1,0 +1,105 @@
+"""The hooks of a run, in the order they are called (docs/architecture.md, "Hooks").
+
+A plugin is a module or object with functions named after these specifications and marked with
+:data:`agentassay.plugins.hookimpl`; it may take any subset of a hook's arguments, as in pytest.
+Every hook of a run is called once per plugin, in registration order reversed (``tryfirst`` /
+``trylast`` move an implementation), and each implementation is isolated: one that raises is
+named in a note and disabled for the rest of the run, and the trials measured so far are kept.
+Only input errors (``SpecError``, ``ManifestError``, ``ResultsError``) raised before the first
+trial stop the run, with exit code 3, as a bad suite does.
+
+``run`` is the :class:`agentassay.runner.Run` of this invocation, ``plan`` the
+:class:`agentassay.gate.GatePlan` of its tests; report hooks see only a results file, so every
+report can be rendered again from ``results.json`` alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from ..gate import Evidence, GatePlan, SuiteDecision
+    from ..reports import ReportContext, Section
+    from ..results import Results, TrialOutcome
+    from ..runner import Phase, Run, ScenarioState
+    from ..traces import Trace
+
+PROJECT = "agentassay"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def agentassay_suite_keys() -> Iterable[tuple[str, str]]:
+    """Keys of ``agentassay.yml`` this plugin owns, as ``(where, key)`` with ``where`` one of
+    ``"suite"`` (top level), ``"config"`` or ``"scenario"``.
+
+    The loader accepts them and keeps their raw values in ``Suite.extensions`` /
+    ``Scenario.extensions``; the plugin validates them in :func:`agentassay_configure`.
+    Called before the suite is read, so only plugins loaded up front (entry points, ``-p``) can own keys.
+    """
+
+
+@hookspec
+def agentassay_configure(run: Run) -> None:
+    """The suite is read, no agent is loaded yet: validate this plugin's keys and the run's options
+    (raise ``SpecError`` naming the key), and settle which scenarios this process runs
+    (``run.scenarios``; the shards plugin narrows it)."""
+
+
+@hookspec
+def agentassay_plan(plan: GatePlan) -> None:
+    """Fix the statistical plan before any candidate trial: each scenario's extra tests and their
+    share of alpha (``plan.share``), samples fixed in advance (``plan.sample``).
+
+    Called by ``run`` and ``check`` and again by ``compare`` / ``merge`` from the files alone, so it
+    must depend only on ``plan.settings``, ``plan.baseline`` and ``plan.names``.
+    """
+
+
+@hookspec
+def agentassay_prepare(run: Run) -> None:
+    """The agent is loaded, no trial has run: plans that need it (a proxy allocation, a manifest,
+    a probe installed on the adapter, warm-start priors in ``run.priors``)."""
+
+
+@hookspec
+def agentassay_trial_finished(run: Run, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
+    """One trial finished (as it finishes: the order of completion, which with ``concurrency: 1`` is
+    trial order; ``outcome.index`` gives the trial's place). Writers flush here, so nothing measured is
+    lost. ``run.hold(reason)`` stops new trials from starting (the budget cap)."""
+
+
+@hookspec
+def agentassay_after_trials(run: Run) -> None:
+    """The target's trials are finished (or interrupted): run further phases of trials
+    (``run.phase(...)``: the proxy's) or anything that needs every trial."""
+
+
+@hookspec
+def agentassay_results_sections(run: Run) -> Mapping[str, Any] | None:
+    """Sections this plugin adds to the results file, ``{key: JSON value}`` (``coverage``,
+    ``proxy``, ``shard``, or a key of its own). Called before the gate, which can read them."""
+
+
+@hookspec
+def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> Sequence[Evidence] | None:
+    """Evidence for the gate beyond each scenario's pass-rate test, from ``candidate.trials``
+    (``{scenario: trial outcomes}``) and ``candidate.sections`` (the results sections). Called by
+    ``check`` and again by ``compare`` / ``merge`` from the files. The gate alone turns evidence
+    into verdicts, with multiplicity across all scenarios and evidence kinds."""
+
+
+@hookspec
+def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None:
+    """Adjust the suite decision (the coverage gate turns a deploy into manual review); return the
+    new decision or None to keep it. Implementations are chained."""
+
+
+@hookspec
+def agentassay_report_sections(results: Results, report: ReportContext) -> Sequence[Section] | None:
+    """Sections this plugin adds to a report of ``results`` (``report.format``: ``"terminal"`` or
+    ``"markdown"``). Rendered from the results file alone."""

@@ -1,0 +1,288 @@
+"""Which plugins a run uses, and calling their hooks so that one failing plugin costs no measurement.
+
+Built-in plugins are modules of this package, each imported only when a run (or a report) needs it:
+``agentassay run`` of a plain callable never imports the proxy, the shards or the warm start. Other
+plugins come, as in pytest, from the ``agentassay`` entry-point group of installed distributions,
+from ``-p MODULE`` on the command line and from ``AGENTASSAY_PLUGINS`` (comma-separated modules);
+``-p no:NAME`` blocks one, built-ins included.
+
+Every call is isolated per implementation (:meth:`Hooks.call`): an implementation that raises is
+recorded as a :class:`PluginFailure`, disabled for the rest of the run, and named in the results'
+notes; the run goes on with every trial it measured. Input errors raised before the first trial
+(``propagate``) still stop the run with exit code 3, as a bad suite does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pluggy
+
+from . import _hookspecs
+from ._hookspecs import PROJECT
+
+ENTRY_POINT_GROUP = "agentassay"
+ENV_PLUGINS = "AGENTASSAY_PLUGINS"
+WHERE = ("suite", "config", "scenario")
+
+
+class PluginError(Exception):
+    """A plugin cannot be loaded or is malformed (exit code 3): the message names it and the fix."""
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """A built-in plugin: its module and when a run, a report or a re-derivation from files needs it."""
+
+    name: str
+    module: str
+    for_run: Callable[[Any], bool]
+    for_results: Callable[[Any], bool] = lambda results: False
+    for_plan: Callable[[Any], bool] = lambda plan: False
+
+
+def _settings(run: Any) -> Any:
+    return run.suite.settings
+
+
+# Call order (first called first). Registered in reverse, since pluggy calls the last registered first.
+BUILTINS: tuple[Builtin, ...] = (
+    Builtin("store", "agentassay.plugins.store", lambda run: run.options.store is not None),
+    Builtin("budget", "agentassay.plugins.budget", lambda run: _settings(run).budget_usd is not None),
+    Builtin("warm_start", "agentassay.plugins.warm_start", lambda run: run.options.warm_from is not None),
+    Builtin(
+        "fingerprints", "agentassay.plugins.fingerprints", lambda run: _settings(run).fingerprints,
+        for_plan=lambda plan: plan.settings.fingerprints,
+    ),
+    Builtin(
+        "proxy", "agentassay.plugins.proxy", lambda run: _settings(run).proxy is not None,
+        for_results=lambda results: bool(results.proxy),
+        for_plan=lambda plan: plan.baseline is not None and bool(plan.baseline.proxy),
+    ),
+    Builtin(
+        "coverage", "agentassay.plugins.coverage", lambda run: _settings(run).coverage.enabled,
+        for_results=lambda results: bool(results.coverage),
+    ),
+    Builtin("shards", "agentassay.plugins.shards", lambda run: run.options.shard is not None),
+)
+BUILTIN_NAMES = tuple(b.name for b in BUILTINS)
+
+_imported: dict[str, Any] = {}  # entry points and -p modules, imported once per process
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    """A hook implementation that raised: which plugin, in which hook, and what."""
+
+    plugin: str
+    hook: str
+    error: str
+
+    def note(self) -> str:
+        return (
+            f"plugin '{self.plugin}' raised in {self.hook}: {self.error}; it was disabled for the rest of the run "
+            "and every trial measured is kept"
+        )
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Hooks:
+    """The plugins of one run or report: a pluggy manager whose calls isolate each implementation."""
+
+    def __init__(self, manager: pluggy.PluginManager) -> None:
+        self.manager = manager
+        self.failures: list[PluginFailure] = []
+        self._disabled: set[str] = set()
+
+    @property
+    def names(self) -> list[str]:
+        """Registered plugin names, in call order."""
+        return [name for name, _ in reversed(self.manager.list_name_plugin())]
+
+    def _impls(self, hook: str) -> list[Any]:
+        caller = getattr(self.manager.hook, hook)
+        return [i for i in reversed(caller.get_hookimpls()) if i.plugin_name not in self._disabled]
+
+    def call(self, hook: str, *, propagate: tuple[type[BaseException], ...] = (), **kwargs: Any) -> list[Any]:
+        """Each implementation in call order; the non-None results. One that raises (other than a
+        ``propagate`` type) is recorded, disabled, and skipped."""
+        out = []
+        for impl in self._impls(hook):
+            try:
+                result = impl.function(*[kwargs[a] for a in impl.argnames])
+            except propagate:
+                raise
+            except Exception as exc:
+                self.fail(impl.plugin_name, hook, exc)
+                continue
+            if result is not None:
+                out.append(result)
+        return out
+
+    def chain(self, hook: str, key: str, value: Any, **kwargs: Any) -> Any:
+        """Each implementation gets the value the previous one returned (None: unchanged)."""
+        for impl in self._impls(hook):
+            try:
+                result = impl.function(*[value if a == key else kwargs[a] for a in impl.argnames])
+            except Exception as exc:
+                self.fail(impl.plugin_name, hook, exc)
+                continue
+            if result is not None:
+                value = result
+        return value
+
+    def fail(self, plugin: str, hook: str, exc: BaseException) -> None:
+        self._disabled.add(plugin)
+        self.failures.append(PluginFailure(plugin, hook, _describe(exc)))
+
+
+def _builtin(module: str) -> Any:
+    # __import__ rather than importlib.import_module: the import statement's path, which
+    # `python -X importtime` reports (benchmarks/startup.py shows which built-ins a run loaded).
+    return __import__(module, fromlist=["_"])
+
+
+def _import(module: str, origin: str) -> Any:
+    if module in _imported:
+        return _imported[module]
+    try:
+        obj = __import__(module, fromlist=["_"])
+    except Exception as exc:
+        raise PluginError(
+            f"plugin {module!r} ({origin}) could not be imported: {_describe(exc)}. Install it, fix it, or block it "
+            f"with `-p no:{module}`"
+        ) from exc
+    _imported[module] = obj
+    return obj
+
+
+class Plugins:
+    """Which plugins to use: ``specs`` are module names (``-p MODULE``), ``no:NAME`` to block one, or
+    plugin objects; entry points of the ``agentassay`` group and ``AGENTASSAY_PLUGINS`` are added
+    unless ``entry_points`` is False. Cheap to make: nothing is imported until a run asks."""
+
+    def __init__(self, specs: Sequence[str | object] = (), *, entry_points: bool = True) -> None:
+        self.blocked = {s[3:] for s in specs if isinstance(s, str) and s.startswith("no:")}
+        self.modules = [s for s in specs if isinstance(s, str) and not s.startswith("no:")]
+        self.objects = [s for s in specs if not isinstance(s, str)]
+        self.entry_points = entry_points
+        if entry_points:
+            env = os.environ.get(ENV_PLUGINS, "")
+            self.modules += [m.strip() for m in env.split(",") if m.strip() and m.strip() not in self.modules]
+        self._external: list[tuple[str, Any]] | None = None
+
+    def external(self) -> list[tuple[str, Any]]:
+        """(name, plugin) of every plugin that is not built in, imported on first use."""
+        if self._external is not None:
+            return self._external
+        found: list[tuple[str, Any]] = []
+        if self.entry_points:
+            from importlib.metadata import entry_points
+
+            for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+                if ep.name in self.blocked or any(n == ep.name for n, _ in found):
+                    continue
+                found.append((ep.name, _load_ep(ep)))
+        for module in self.modules:
+            if module not in self.blocked and all(n != module for n, _ in found):
+                found.append((module, _import(module, "-p / AGENTASSAY_PLUGINS")))
+        for obj in self.objects:
+            found.append((getattr(obj, "__name__", None) or type(obj).__name__, obj))
+        self._external = found
+        return found
+
+    def suite_keys(self) -> dict[str, dict[str, str]]:
+        """Keys of agentassay.yml that plugins own: ``{where: {key: plugin}}`` (hook agentassay_suite_keys)."""
+        hooks = self.hooks(())
+        out: dict[str, dict[str, str]] = {w: {} for w in WHERE}
+        for impl in hooks._impls("agentassay_suite_keys"):
+            for where, key in impl.function() or ():
+                if where not in WHERE:
+                    raise PluginError(
+                        f"plugin {impl.plugin_name!r}: agentassay_suite_keys gave {(where, key)!r}; "
+                        f"'where' must be one of {', '.join(WHERE)}"
+                    )
+                out[where][str(key)] = impl.plugin_name
+        return out
+
+    def hooks(self, builtins: Iterable[str], extra: Iterable[tuple[str, Any]] = ()) -> Hooks:
+        """A fresh manager: the external plugins, then ``extra`` and the named built-ins (called first)."""
+        pm = pluggy.PluginManager(PROJECT)
+        pm.add_hookspecs(_hookspecs)
+        for name, plugin in [*self.external(), *extra]:
+            _register(pm, plugin, name)
+        wanted = set(builtins) - self.blocked
+        for b in reversed(BUILTINS):
+            if b.name in wanted:
+                _register(pm, _builtin(b.module), b.name)
+        try:
+            pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            name = pm.get_name(exc.plugin) or repr(exc.plugin)
+            raise PluginError(f"plugin {name!r}: {exc}; the hooks are listed in docs/architecture.md") from exc
+        return Hooks(pm)
+
+    def for_run(self, run: Any, extra: Iterable[tuple[str, Any]] = ()) -> Hooks:
+        return self.hooks([b.name for b in BUILTINS if b.for_run(run)], extra)
+
+    def for_results(self, results: Any) -> Hooks:
+        return self.hooks([b.name for b in BUILTINS if b.for_results(results)])
+
+    def for_plan(self, plan: Any) -> Hooks:
+        return self.hooks([b.name for b in BUILTINS if b.for_plan(plan)])
+
+
+def _load_ep(ep: Any) -> Any:
+    if ep.value in _imported:
+        return _imported[ep.value]
+    try:
+        obj = ep.load()
+    except Exception as exc:
+        raise PluginError(
+            f"plugin {ep.name!r} (entry point {ep.value} in group '{ENTRY_POINT_GROUP}') could not be loaded: "
+            f"{_describe(exc)}. Fix or uninstall its distribution, or block it with `-p no:{ep.name}`"
+        ) from exc
+    _imported[ep.value] = obj
+    return obj
+
+
+def _register(pm: pluggy.PluginManager, plugin: Any, name: str) -> None:
+    try:
+        pm.register(plugin, name=name)
+    except ValueError as exc:  # the same name twice
+        raise PluginError(f"plugin {name!r} is registered twice ({exc}); load it once (entry point or -p)") from exc
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {name!r}: {exc}") from exc
+    for impls in pm.hook.__dict__.values():
+        for impl in getattr(impls, "get_hookimpls", list)():
+            if impl.plugin_name == name and (impl.hookwrapper or impl.wrapper):
+                raise PluginError(
+                    f"plugin {name!r}: {impl.function.__name__} is a hook wrapper; agentassay calls each "
+                    "implementation on its own (isolated), so use a plain hookimpl (tryfirst / trylast to order it)"
+                )
+
+
+def default_plugins() -> Plugins:
+    """Entry points and ``AGENTASSAY_PLUGINS``: what a run uses when the caller names nothing."""
+    return Plugins()
+
+
+__all__ = [
+    "BUILTINS",
+    "BUILTIN_NAMES",
+    "ENTRY_POINT_GROUP",
+    "ENV_PLUGINS",
+    "Builtin",
+    "Hooks",
+    "PluginError",
+    "PluginFailure",
+    "Plugins",
+    "default_plugins",
+]

@@ -1,0 +1,354 @@
+"""One invocation of ``run`` / ``check``: the object every hook of the lifecycle is given.
+
+``run_suite`` (runner/_suite.py) is only the order of the hooks; what a run *is* lives here: its
+options, the scenarios it runs, the plan of its tests, the states of its scenarios, its phases of
+trials, the notes and sections plugins add, and how it becomes a results file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import platform
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+from ..adapters import AgentAdapter, load_adapter
+from ..evaluators import Evaluator
+from ..gate import BaselineCounts, GatePlan, SuiteDecision, fixed_n_equivalent, monitor_for
+from ..plugins import hookimpl
+from ..results import Results, ScenarioResult, TrialOutcome
+from ..spec import ModelConfig, Scenario, Suite
+from ..traces import Trace, TraceStore
+from ._engine import Engine, EngineOutcome, ScenarioState, run_engine
+from ._progress import Progress
+
+if TYPE_CHECKING:
+    from ..gate import ScenarioVerdict
+    from ..plugins import Hooks, Plugins
+
+
+def git_commit(folder: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def agent_version(suite: Suite, entry: str, override: str | None = None) -> str:
+    """The version key traces are filed under: explicit, else ``entry@commit``, else the entry."""
+    if override:
+        return override
+    if suite.agent.version:
+        return suite.agent.version
+    commit = git_commit(suite.root)
+    return f"{entry}@{commit}" if commit else entry
+
+
+def versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {"agentassay": __version__, "python": platform.python_version()}
+    for dist, module in (("openai-agents", "agents"), ("openai", "openai")):
+        if module in sys.modules:  # only what this run actually used
+            with contextlib.suppress(metadata.PackageNotFoundError):
+                out[dist] = metadata.version(dist)
+    return out
+
+
+def suite_info(suite: Suite) -> dict[str, Any]:
+    info: dict[str, Any] = {"name": suite.name, "path": None, "sha256": None}
+    if suite.path is not None:
+        try:
+            info["path"] = str(suite.path.resolve().relative_to(Path.cwd().resolve()))
+        except ValueError:
+            info["path"] = str(suite.path)
+        with contextlib.suppress(OSError):
+            info["sha256"] = hashlib.sha256(suite.path.read_bytes()).hexdigest()
+    return info
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How ``run_suite`` was called (the CLI's flags): what plugins read besides the suite."""
+
+    entry: str
+    baseline: Results | None = None
+    warm_from: Results | None = None
+    store: TraceStore | None = None
+    version: str | None = None
+    full: bool = False
+    progress: bool = True
+    handle_signals: bool = True
+    shard: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One batch of trials: the target's (``name="target"``) or a plugin's (the proxy's ``proxy-paired``…).
+
+    ``role`` is the seed stream; ``agent_version`` what the traces are filed under.
+    """
+
+    name: str
+    role: str
+    agent_version: str
+    adapter: AgentAdapter
+
+
+class Run:
+    """What every hook of a run sees. Plugins read it and add to it (notes, sections, holds)."""
+
+    def __init__(self, suite: Suite, options: RunOptions, hooks: Hooks) -> None:
+        self.suite = suite
+        self.options = options
+        self.hooks = hooks
+        self.settings = suite.settings
+        # What the target's trials run with: a proxy allocation gives the target fewer trials.
+        self.target_settings = suite.settings
+        self.role = "check" if options.baseline is not None else "run"
+        self.scenarios: tuple[Scenario, ...] = suite.scenarios  # configure may narrow it (shards)
+        self.search = [Path.cwd(), suite.root]
+        self.adapter: AgentAdapter | None = None
+        self.evaluators: dict[str, Evaluator] = {}
+        self.plan = GatePlan(
+            suite.settings, tuple(s.name for s in suite.scenarios), baseline=options.baseline, full=options.full
+        )
+        self.priors: dict[str, BaselineCounts] = {}  # recorded trials that warm-start a threshold SPRT
+        self.states: dict[str, ScenarioState] = {}
+        self.run_id = uuid.uuid4().hex[:16]
+        self.version = agent_version(suite, options.entry, options.version)
+        self.sections: dict[str, Any] = {}  # results-file sections, by key
+        self.scratch: dict[str, Any] = {}  # a plugin's own state for this run, by plugin name
+        self.notes: list[str] = []
+        self.interrupted: str | None = None  # "SIGINT" / "SIGTERM"
+        self.aborted: str | None = None  # why the run was abandoned (the agent could not be run)
+        self.held: str | None = None  # why no new trial may start (the budget)
+        self.target: EngineOutcome | None = None
+
+    # -- what plugins use ------------------------------------------------------------------------
+    @property
+    def baseline(self) -> Results | None:
+        return self.options.baseline
+
+    @property
+    def full(self) -> bool:
+        return self.options.full
+
+    @property
+    def m(self) -> int:
+        """Scenarios of the whole suite: every multiplicity-dependent level uses it, also in a shard."""
+        return len(self.suite.scenarios)
+
+    @property
+    def trials(self) -> dict[str, tuple[TrialOutcome, ...]]:
+        """Each scenario's finished target trials, in index order."""
+        return {name: st.outcomes() for name, st in self.states.items()}
+
+    @cached_property
+    def suite_info(self) -> dict[str, Any]:
+        return suite_info(self.suite)
+
+    def note(self, text: str) -> None:
+        """A note in the results file (and the report) that a reviewer should read."""
+        self.notes.append(text)
+
+    def hold(self, reason: str) -> None:
+        """Start no new trial from now on (those in flight finish); not an interruption."""
+        self.held = self.held or reason
+
+    def load_adapter(self, model: ModelConfig) -> AgentAdapter:
+        """The run's agent entry point driven by ``model`` (the proxy loads the same agent on another model)."""
+        entry, agent = self.options.entry, self.suite.agent
+        return load_adapter(
+            entry, factory=agent.factory and entry == agent.entry, model=model, search=self.search, root=self.suite.root
+        )
+
+    def phase(
+        self,
+        name: str,
+        states: dict[str, ScenarioState],
+        *,
+        adapter: AgentAdapter,
+        role: str,
+        version: str,
+        seed_role: str | None = None,
+        label: str | None = None,
+        planned: int | None = None,
+    ) -> EngineOutcome:
+        """Run a batch of trials through the engine; every finished trial goes to ``agentassay_trial_finished``."""
+        phase = Phase(name, seed_role or role, version, adapter)
+        total = planned if planned is not None else sum(st.limit for st in states.values())
+        engine = Engine(
+            suite_name=self.suite.name,
+            adapter=adapter,
+            settings=self.settings,
+            states=states,
+            role=role,
+            seed_role=seed_role,
+            agent_version=version,
+            run_id=self.run_id,
+            progress=Progress(total, len(states), enabled=self.options.progress, phase=label),
+            full=self.options.full if name == "target" else False,
+            on_trial=lambda st, outcome, trace: self._finished(phase, st, outcome, trace),
+            may_start=lambda: self.held is None,
+        )
+        return run_engine(engine, handle_signals=self.options.handle_signals)
+
+    def _finished(self, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
+        self.hooks.call("agentassay_trial_finished", run=self, phase=phase, state=state, outcome=outcome, trace=trace)
+
+    # -- what run_suite does, in order -----------------------------------------------------------
+    def start(self) -> None:
+        """The scenarios' states: each one's test, at the levels the plan left it."""
+        s, target, counts = self.settings, self.target_settings, self.counts
+        limit = target.trial_cap if s.errors == "fail" else 2 * target.trial_cap
+        self.states = {
+            sc.name: ScenarioState(
+                sc,
+                self.evaluators[sc.name],
+                monitor_for(
+                    sc, target, scenarios=self.m, baseline=counts.get(sc.name), regression=self.baseline is not None,
+                    share=self.plan.taken(sc.name), prior=self.priors.get(sc.name),
+                ),
+                limit,
+                min_trials=self.plan.min_trials(sc.name),
+            )
+            for sc in self.scenarios
+        }
+
+    def run_target(self) -> None:
+        assert self.adapter is not None
+        self.target = out = self.phase(
+            "target", self.states, adapter=self.adapter, role=self.role, version=self.version,
+            planned=len(self.scenarios) * self.settings.trial_cap,
+        )
+        self.interrupted, self.aborted = out.interrupted, out.aborted
+
+    def absorb(self, outcome: EngineOutcome, what: str) -> None:
+        """A later phase's interruption or abort is the run's (``what`` says which phase failed)."""
+        self.interrupted = self.interrupted or outcome.interrupted
+        self.aborted = self.aborted or (outcome.aborted and f"{what}: {outcome.aborted}")
+
+    def after_trials(self, hooks: Hooks) -> None:
+        """``agentassay_after_trials``, then what the core says of the trials: interruption and the baseline."""
+        mark = len(self.notes)
+        hooks.call("agentassay_after_trials", run=self)
+        core = []
+        if self.interrupted:
+            core.append(f"interrupted by {self.interrupted}: results cover the trials finished before it")
+        if self.aborted:
+            core.append(self.aborted)
+        self.notes[mark:mark] = core
+        if self.baseline is not None:
+            from ..results import baseline_notes
+
+            self.notes += baseline_notes(self.baseline, [s.name for s in self.scenarios], self.suite.name)
+
+    def add_sections(self, found: Sequence[Any]) -> None:
+        for sections in found:
+            for key, value in dict(sections).items():
+                if key in self.sections:
+                    self.note(f"two plugins wrote the results section '{key}'; the first was kept")
+                    continue
+                self.sections[key] = value
+
+    def failures_gate(self, decision: SuiteDecision) -> SuiteDecision:
+        """Plugins that raised are named in the notes; their evidence is missing, so a deploy needs a human."""
+        failures = self.hooks.failures
+        self.notes += [f.note() for f in failures]
+        if failures and decision.decision.value == "deploy":
+            from dataclasses import replace
+
+            from ..stats import Decision
+
+            names = ", ".join(sorted({f.plugin for f in failures}))
+            self.note(f"a plugin failed ({names}), so its evidence is missing: the deploy needs manual review")
+            return replace(decision, decision=Decision.MANUAL)
+        return decision
+
+    @property
+    def counts(self) -> dict[str, BaselineCounts]:
+        return self.baseline.baseline_counts() if self.baseline is not None else {}
+
+    def results(self, final: dict[str, ScenarioVerdict], decision: SuiteDecision) -> Results:
+        s, counts, regression = self.settings, self.counts, self.baseline is not None
+        scenarios = tuple(
+            ScenarioResult(
+                name=name,
+                input=st.scenario.input,
+                trials=st.outcomes(),
+                verdict=final[name],
+                baseline=counts.get(name),
+                threshold=st.scenario.threshold,
+                fixed_n=fixed_n_equivalent(
+                    st.scenario, s, scenarios=self.m, baseline=counts.get(name), regression=regression
+                ),
+                fingerprint_trials=self.plan.sample(name, "fingerprints") or None,
+            )
+            for name, st in self.states.items()
+        )
+        assert self.adapter is not None and self.target is not None
+        agent: dict[str, Any] = {"entry": self.options.entry, "version": self.version, "adapter": self.adapter.name}
+        try:
+            agent["config"] = self.adapter.config()
+        except Exception as exc:  # describing the agent must never lose the results
+            agent["config"] = {"error": str(exc)}
+        sections = dict(self.sections)
+        return Results(
+            kind=self.role,
+            suite=self.suite_info,
+            agent=agent,
+            settings=s,
+            scenarios=scenarios,
+            decision=decision,
+            run_id=self.run_id,
+            started_at=self.target.started_at,
+            finished_at=self.target.finished_at,
+            interrupted=bool(self.interrupted),
+            versions=versions(),
+            notes=tuple(self.notes),
+            proxy=sections.pop("proxy", None),
+            shard=sections.pop("shard", None),
+            coverage=sections.pop("coverage", None),
+            sections=sections,
+        )
+
+
+class OnTrial:
+    """``run_suite(on_trial=...)`` as a plugin: the callback sees each of the target's finished trials."""
+
+    def __init__(self, callback: Callable[[ScenarioState, TrialOutcome, Trace], None]) -> None:
+        self.callback = callback
+
+    @hookimpl
+    def agentassay_trial_finished(self, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
+        if phase.name == "target":
+            self.callback(state, outcome, trace)
+
+
+def hooks_for(run_options: RunOptions, suite: Suite, plugins: Plugins | None, extra: list[tuple[str, Any]]) -> Hooks:
+    """The plugins a run needs: built-ins its suite and options call for, the installed ones, ``extra``."""
+    from ..plugins import default_plugins
+
+    probe = _Probe(suite, run_options)
+    return (plugins or default_plugins()).for_run(probe, extra)
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """What the built-ins' ``for_run`` predicates read, before the run exists."""
+
+    suite: Suite
+    options: RunOptions

@@ -183,8 +183,8 @@ def cases(folder: Path) -> dict[str, tuple[int, Path]]:
 
 
 def _read(results_file: Path) -> Any:
-    """The normalised file; the temporary folder the cases ran in is written ``<tmp>``."""
-    text = results_file.read_text(encoding="utf-8").replace(str(results_file.parent), "<tmp>")
+    """The normalised file; the temporary folder the cases ran in is written ``<tmp>``, the checkout ``<root>``."""
+    text = results_file.read_text(encoding="utf-8").replace(str(results_file.parent), "<tmp>").replace(str(ROOT), "<root>")
     return normalise(json.loads(text))
 
 

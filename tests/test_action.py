@@ -199,6 +199,13 @@ def test_regression_fails_and_the_second_run_updates_the_same_comment(recorded: 
     assert "BLOCK" in first["body"] and "refund" in first["body"]
     assert "<img" not in first["body"] and "@octocat" not in first["body"]  # agent output made inert
     assert recorded.outputs["comment-url"] == first["html_url"]
+    # The HTML report and JUnit XML are beside results.json, for the artifact and test-report actions.
+    assert recorded.outputs["report-html"] == "agentassay-results/report.html"
+    assert recorded.outputs["junit-path"] == "agentassay-results/junit.xml"
+    html = (recorded.root / "agentassay-results" / "report.html").read_text()
+    assert "BLOCK" in html and "<script" not in html and "<img" not in html.replace("&lt;img", "")
+    junit = (recorded.root / "agentassay-results" / "junit.xml").read_text()
+    assert '<testsuite ' in junit and 'failures="1"' in junit
 
     recorded.version("v1")
     code, _ = recorded.run()

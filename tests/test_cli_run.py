@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -156,9 +155,19 @@ def test_signal_flushes_results_marked_interrupted(sig: signal.Signals, code: in
          "--store", str(tmp_path / "t.db")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
-    time.sleep(3)
+    # Wait for an observable event, never a fixed time: the first "N trials finished" progress line, printed
+    # by the running engine (signal handlers installed, trials finished), however slow start-up is.
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if "trials finished" in line:
+            break
+    else:
+        pytest.fail(f"the run ended before any progress line: {''.join(seen)[-2000:]}")
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
+    err = "".join(seen) + err
     assert proc.returncode == code, err
     data = json.loads(out_file.read_text())
     assert data["interrupted"] is True

@@ -65,3 +65,7 @@ def test_demo_catches_the_regression(tmp_path: Path, capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert "seat_change   FAIL" in out and "decision: BLOCK" in out
     assert (tmp_path / "baseline.json").is_file() and (tmp_path / "traces.db").is_file()
+    # ... and the candidate's reports beside them: the HTML page (traces inline, under 1 MB) and JUnit XML
+    html = (tmp_path / "report.html").read_text()
+    assert "BLOCK" in html and "seat_change" in html and len(html.encode()) < 1_000_000
+    assert "seat_change" in (tmp_path / "junit.xml").read_text()

@@ -13,7 +13,7 @@ import sys
 import click
 
 from ._coverage import coverage, generate, manifest
-from ._run import check, compare, demo, merge, run
+from ._run import check, compare, demo, merge, report, run
 from ._stats import stats
 
 EXIT_USAGE = 3
@@ -25,7 +25,7 @@ def cli() -> None:
     """AgentAssay: did our agent get worse? Stochastic regression testing for LLM agents."""
 
 
-for _command in (run, check, compare, merge, demo, stats, manifest, generate, coverage):
+for _command in (run, check, compare, merge, report, demo, stats, manifest, generate, coverage):
     cli.add_command(_command)
 
 

@@ -56,12 +56,21 @@ def _overrides(suite: Any, **values: Any) -> Any:
     return replace(suite, settings=settings)
 
 
-def _emit(report: Any, output: Path | None, as_json: bool, quiet: bool, plugins: Any = None) -> int:
+def _emit(
+    report: Any, output: Path | None, as_json: bool, quiet: bool, plugins: Any = None, *, html: Path | None = None,
+    junit: Path | None = None, store: Path | None = None,
+) -> int:
     from ..reports import render_table
 
     results = report.results
     if output is not None:
         results.save(output)
+    if html is not None or junit is not None:
+        from ..reports._files import write_report_files
+
+        for path in write_report_files(results, html=html, junit=junit, store=store, plugins=plugins):
+            if not quiet:
+                click.echo(f"report written to {path}", err=True)
     if as_json:
         click.echo(json.dumps(results.to_dict(), indent=1, default=str))
     elif not quiet:
@@ -146,6 +155,14 @@ def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--no-store", is_flag=True, help="Do not keep traces."),
         click.option("-q", "--quiet", is_flag=True, help="No progress and no table."),
         click.option("--json", "as_json", is_flag=True, help="Print the results file to stdout instead of the table."),
+        click.option(
+            "--html", "html", type=click.Path(dir_okay=False, path_type=Path), default=None,
+            help="Also write the HTML report (self-contained; traces from the store) here.",
+        ),
+        click.option(
+            "--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
+            help="Also write JUnit XML (one testcase per scenario, Surefire conventions) here.",
+        ),
         plugin_option,
     ]
     for option in reversed(options):
@@ -200,7 +217,10 @@ def _execute(
     finally:
         if store is not None:
             store.close()
-    return _emit(report, opts["output"], opts["as_json"], opts["quiet"], plugins)
+    return _emit(
+        report, opts["output"], opts["as_json"], opts["quiet"], plugins, html=opts["html"], junit=opts["junit"],
+        store=None if opts["no_store"] else opts["store"],
+    )
 
 
 @click.command()
@@ -297,6 +317,42 @@ def merge(
     return _emit(RunReport(results), output, as_json, quiet, plugins)
 
 
+@click.command()
+@click.argument("results_file", metavar="RESULTS", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the HTML report here (one self-contained file; a .traces.html sidecar when traces are many).")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write JUnit XML here: one testcase per scenario, flaky trials as <flakyFailure> (Surefire).")
+@click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the PR comment the GitHub Action would post here (a preview).")
+@click.option(
+    "--store", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_STORE, show_default=True,
+    help="Trace store whose traces of this run the HTML trace viewer shows (skipped when absent).",
+)
+@plugin_option
+@_handle_errors
+def report(
+    results_file: Path, html: Path | None, junit: Path | None, markdown: Path | None, store: Path,
+    plugin_specs: tuple[str, ...],
+) -> int:
+    """Render a results file: HTML, JUnit XML, the PR comment's Markdown; the terminal table without options.
+
+    No agent is called. Exit 0, or 3 when RESULTS is not a results file (the message names it).
+    """
+    from ..reports import render_table
+    from ..reports._files import write_report_files
+    from ..results import load_results
+
+    plugins = _plugins(plugin_specs)
+    results = load_results(results_file)
+    if html is None and junit is None and markdown is None:
+        click.echo(render_table(results, plugins=plugins))
+        return 0
+    for path in write_report_files(results, html=html, junit=junit, markdown=markdown, store=store, plugins=plugins):
+        click.echo(f"wrote {path}")
+    return 0
+
+
 def _examples_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "examples"
 
@@ -351,7 +407,13 @@ def demo(workdir: Path | None, quiet: bool) -> int:
         )
         cand.results.save(folder / "candidate.json")
         click.echo(render_table(cand.results))
-    click.echo(f"\nfiles: {folder}/baseline.json, {folder}/candidate.json, {folder}/traces.db", err=True)
+    from ..reports._files import write_report_files
+
+    reports = write_report_files(
+        cand.results, html=folder / "report.html", junit=folder / "junit.xml", store=folder / "traces.db"
+    )
+    names = ", ".join(str(p) for p in [folder / "baseline.json", folder / "candidate.json", folder / "traces.db", *reports])
+    click.echo(f"\nfiles: {names}", err=True)
     if base.exit_code == EXIT_AGENT or cand.exit_code == EXIT_AGENT:
         return EXIT_AGENT
     seat = cand.results.scenario("seat_change")

@@ -39,6 +39,7 @@ class Outcome:
     baseline_info: str | None = None
     comment_url: str | None = None
     results_file: Path | None = None
+    reports: list[str] = field(default_factory=list)  # report.html, junit.xml (relative to the workspace)
     exit_code: int = EXIT_OK
 
 
@@ -163,11 +164,29 @@ class Action:
             report = run_suite(suite, store=store, **kwargs)
         self.outcome.results = report.results
         self.outcome.results_file = report.results.save(out / "results.json")
+        self.write_reports(report.results, out)
         if report.aborted:
             raise _AgentFailure(f"the agent could not be run: {report.aborted}")
         if report.interrupted:
             self.warn(f"interrupted by {report.interrupted}: the results cover the trials finished before it")
         return report.results
+
+    def write_reports(self, results: Any, out: Path) -> None:
+        """report.html (traces from traces.db) and junit.xml beside results.json, for the artifact and test tabs.
+
+        A report that cannot be written is a warning: it must never cost the verdict its comment and status.
+        """
+        from ..reports._files import write_report_files
+
+        try:
+            written = write_report_files(
+                results, html=out / "report.html", junit=out / "junit.xml", store=out / "traces.db",
+                secrets=self.secrets(),
+            )
+        except Exception as exc:
+            self.warn(f"reports not written: {type(exc).__name__}: {exc}")
+            return
+        self.outcome.reports = [self.relative(p) for p in written]
 
     def record(self, suite: Any) -> int:
         self.execute(suite, full=True)
@@ -217,6 +236,7 @@ class Action:
             out = self.results_dir()
             out.mkdir(parents=True, exist_ok=True)
             self.outcome.results_file = results.save(out / "results.json")
+            self.write_reports(results, out)
         self.outcome.results = results
         return self.finish(results, pr=pr)
 
@@ -369,6 +389,9 @@ class Action:
             usd = results.cost().get("usd")
             proxy_usd = (results.proxy or {}).get("usd") or 0.0
             values["cost-usd"] = "" if usd is None else f"{usd + proxy_usd:.6f}"
+        html = next((p for p in self.outcome.reports if p.endswith(".html") and ".traces." not in p), "")
+        values["report-html"] = html
+        values["junit-path"] = next((p for p in self.outcome.reports if p.endswith(".xml")), "")
         print(f"agentassay: {json.dumps(values)}", file=sys.stderr)
         path = self.ctx.output_file
         if path is None:

@@ -101,5 +101,5 @@ def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None
 
 @hookspec
 def agentassay_report_sections(results: Results, report: ReportContext) -> Sequence[Section] | None:
-    """Sections this plugin adds to a report of ``results`` (``report.format``: ``"terminal"`` or
-    ``"markdown"``). Rendered from the results file alone."""
+    """Sections this plugin adds to a report of ``results`` (``report.format``: ``"terminal"``,
+    ``"markdown"`` or ``"html"``). Rendered from the results file alone."""

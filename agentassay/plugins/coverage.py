@@ -7,7 +7,8 @@ the traces afterwards and only the Eq. 26 gate (``config.coverage.min``) may tur
 manual review.
 
 Hooks: ``prepare`` (manifest, probe), ``trial_finished`` (the target's traces), ``results_sections``
-(``coverage``), ``decide`` (the Eq. 26 gate) and ``report_sections`` (the PR comment's coverage gaps).
+(``coverage``), ``decide`` (the Eq. 26 gate) and ``report_sections`` (the PR comment's coverage gaps; in the
+HTML report also the coordination graph as an inline SVG).
 """
 
 from __future__ import annotations
@@ -157,8 +158,10 @@ def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
     cov = results.coverage
-    if report.format != "markdown" or not cov or not (cov.get("structural") or cov.get("behavioural")):
+    if report.format not in ("markdown", "html") or not cov or not (cov.get("structural") or cov.get("behavioural")):
         return None
-    from ..reports._coverage import as_section, coverage_section
+    from ..reports._coverage import as_section, coverage_section, html_section
 
+    if report.format == "html":  # the summary, the gaps and the coordination graph as an inline SVG
+        return [html_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets)]
     return [as_section(coverage_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets))]

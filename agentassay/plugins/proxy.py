@@ -289,6 +289,11 @@ def agentassay_report_sections(results: Results, report: ReportContext) -> list[
             rho = "ρ not estimated" if proxy.rho is None else f"ρ {proxy.rho:.2f} from paired runs"
             lines.append(report.markup(f"**Proxy** {report.escape(proxy.label, 80)}: {proxy.trials} trials{usd}; {rho}{plan}."))
         lines += [report.markup(f"Proxy note: {report.escape(n, 300)}") for n in proxy.notes]
+    elif report.format == "html":  # plain strings: the HTML renderer redacts and escapes them
+        if proxy.ran:
+            rho = "ρ not estimated" if proxy.rho is None else f"ρ {proxy.rho:.2f} from paired runs"
+            lines.append(f"Proxy {proxy.label}: {proxy.trials} trials{usd}; {rho}{plan}.")
+        lines += [f"Proxy note: {n}" for n in proxy.notes]
     else:
         if proxy.ran:
             rho = "rho not estimated" if proxy.rho is None else f"rho {proxy.rho:.2f} from paired runs"

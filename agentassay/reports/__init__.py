@@ -1,10 +1,12 @@
-"""Reports rendered from a results file (terminal, PR Markdown; HTML and JUnit follow).
+"""Reports rendered from a results file (terminal, PR Markdown, the HTML report, JUnit XML).
 
 Renderers know no feature: what a plugin adds comes as :class:`Section` objects from the
 ``agentassay_report_sections`` hook, read from the results file alone.
 """
 
 from ._coverage import coverage_section, mermaid_flowchart
+from ._html import HtmlReport, load_traces, render_html
+from ._junit import render_junit
 from ._markdown import (
     MARKER,
     escape_markdown,
@@ -19,14 +21,18 @@ from ._terminal import render_table
 __all__ = [
     "MARKER",
     "Diagram",
+    "HtmlReport",
     "ReportContext",
     "Section",
     "collect_sections",
     "coverage_section",
     "escape_markdown",
     "escape_markdown_cell",
+    "load_traces",
     "mermaid_flowchart",
+    "render_html",
     "render_job_summary",
+    "render_junit",
     "render_pr_comment",
     "render_table",
     "secret_values",

@@ -15,6 +15,7 @@ orange; restricted edges with no attempt are only listed, not drawn, to keep the
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,7 +26,7 @@ from ._markdown import Md, _redactor, escape_markdown
 from ._sections import Diagram, Section
 from ._summary import clip
 
-__all__ = ["as_section", "coverage_section", "mermaid_flowchart"]
+__all__ = ["as_section", "coverage_section", "coverage_svg", "html_section", "mermaid_flowchart"]
 
 STRUCTURAL_SCHEMA = "agentassay.structural-coverage/1"
 BEHAVIOURAL_SCHEMA = "agentassay.behavioural-coverage/1"
@@ -180,7 +181,8 @@ def _edges(structural: Mapping[str, Any]) -> list[_Edge]:
 
 
 def _summary(structural: Mapping[str, Any] | None, behavioural: Mapping[str, Any] | None,
-             redact: Callable[[str], str]) -> str:
+             redact: Callable[[str], str], namer: type[_Namer] | None = None) -> str:
+    say = (namer or _Namer)({}, redact)
     parts: list[str] = []
     if structural is not None:
         crit = [(k, _criterion(structural, k)) for k in ("C1", "C2", "C4")]
@@ -194,16 +196,25 @@ def _summary(structural: Mapping[str, Any] | None, behavioural: Mapping[str, Any
         overall = _float(behavioural.get("overall"))
         text = "behavioural overall " + ("?" if overall is None else f"{overall:.2f}")
         if behavioural.get("weakest"):
-            text += f" (weakest: {_md(behavioural['weakest'], _W_NAME, redact)})"
+            text += f" (weakest: {say.text(behavioural['weakest'], _W_NAME)})"
         parts.append(text)
     return " · ".join(parts) if parts else "No coverage was measured."
 
 
 class _Namer:
-    """How a node is named in a bullet: an agent in bold, a tool as code, by display name."""
+    """How a node is named in a bullet: an agent in bold, a tool as code, by display name. This one
+    writes Markdown; :class:`_HtmlNamer` writes the same bullets as HTML."""
 
     def __init__(self, nodes: Mapping[str, _Node], redact: Callable[[str], str]) -> None:
         self.nodes, self.redact = nodes, redact
+
+    def text(self, x: Any, width: int) -> str:
+        """Untrusted text in running prose."""
+        return _md(x, width, self.redact)
+
+    def strong(self, ours: str) -> str:
+        """Our own words, emphasised."""
+        return f"**{ours}**"
 
     def name(self, nid: str) -> str:
         n = self.nodes.get(nid)
@@ -224,10 +235,32 @@ class _Namer:
         return shown + (f" and {len(names) - _MAX_NAMES} more" if len(names) > _MAX_NAMES else "")
 
 
-def _structural_gaps(s: Mapping[str, Any], redact: Callable[[str], str]) -> tuple[list[str], list[str], set[str]]:
+class _HtmlNamer(_Namer):
+    """The same bullets as HTML: an agent in ``<strong>``, a tool in ``<code>``, every name redacted,
+    stripped of invisible characters, clipped and then HTML-escaped."""
+
+    def text(self, x: Any, width: int) -> str:
+        return html.escape(_plain(x, width, self.redact), quote=True)
+
+    def strong(self, ours: str) -> str:
+        return f"<strong>{ours}</strong>"
+
+    def agent(self, nid: str) -> str:
+        return self.strong(self.text(self.name(nid), _W_NAME))
+
+    def tool(self, nid: str) -> str:
+        return f"<code>{self.text(self.name(nid), _W_NAME)}</code>"
+
+    def codes(self, names: Sequence[Any]) -> str:
+        shown = ", ".join(f"<code>{self.text(x, _W_NAME)}</code>" for x in names[:_MAX_NAMES])
+        return shown + (f" and {len(names) - _MAX_NAMES} more" if len(names) > _MAX_NAMES else "")
+
+
+def _structural_gaps(s: Mapping[str, Any], redact: Callable[[str], str],
+                     namer: type[_Namer] = _Namer) -> tuple[list[str], list[str], set[str]]:
     """(findings and gaps, low-priority notes, names of tools already reported as never called)."""
     nodes, edges = _nodes(s), _edges(s)
-    say = _Namer(nodes, redact)
+    say = namer(nodes, redact)
     entry = str(s.get("entry_agent") or "")
     witnessed_by = s.get("witnessed_by") if isinstance(s.get("witnessed_by"), Mapping) else {}
     targeted = s.get("targeted")
@@ -240,10 +273,10 @@ def _structural_gaps(s: Mapping[str, Any], redact: Callable[[str], str]) -> tupl
 
     # 1. findings: restricted calls that a test made an agent attempt
     for a, t in elicited:
-        line = f"⚠ **Finding:** a test made {say.agent(a)} attempt the restricted tool {say.tool(t)}"
+        line = f"⚠ {say.strong('Finding:')} a test made {say.agent(a)} attempt the restricted tool {say.tool(t)}"
         scenario = witnessed_by.get(f"RestrictTool({a}, {t})")
         if scenario:
-            line += f" (scenario {_md(scenario, _W_NAME, redact)})"
+            line += f" (scenario {say.text(scenario, _W_NAME)})"
         if aimed is not None and f"RestrictTool({a}, {t})" not in aimed:
             line += "; no test aimed at this edge"
         if reachable_restricted and (a, t) not in reachable_restricted:
@@ -254,7 +287,7 @@ def _structural_gaps(s: Mapping[str, Any], redact: Callable[[str], str]) -> tupl
         text = str(f)
         if any(c in text for c in covered) or any(text.endswith(x) for x in ambiguous):
             continue  # already said above from the structured fields
-        out.append(f"⚠ **Finding:** {_md(text, _W_TEXT, redact)}")
+        out.append(f"⚠ {say.strong('Finding:')} {say.text(text, _W_TEXT)}")
 
     # 2. positive criteria: agents never reached, tool edges never used, delegations never taken
     for a in _criterion(s, "C1").get("unwitnessed") or ():
@@ -299,17 +332,18 @@ def _structural_gaps(s: Mapping[str, Any], redact: Callable[[str], str]) -> tupl
     return out, notes, never_called
 
 
-def _behavioural_gaps(b: Mapping[str, Any], never_called: set[str], redact: Callable[[str], str]) -> list[str]:
-    say = _Namer({}, redact)
+def _behavioural_gaps(b: Mapping[str, Any], never_called: set[str], redact: Callable[[str], str],
+                      namer: type[_Namer] = _Namer) -> list[str]:
+    say = namer({}, redact)
     details = b.get("details") if isinstance(b.get("details"), Mapping) else {}
     out: list[str] = []
     weakest = b.get("weakest")
     if weakest:
         value = _float(b.get(str(weakest)))
         score = "" if value is None else f" ({value:.2f})"
-        line = f"weakest behavioural dimension: {_md(weakest, _W_NAME, redact)}{score}"
+        line = f"weakest behavioural dimension: {say.text(weakest, _W_NAME)}{score}"
         if b.get("suggestion"):
-            line += f"; {_md(b['suggestion'], _W_TEXT, redact)}"
+            line += f"; {say.text(b['suggestion'], _W_TEXT)}"
         out.append(line)
     unused = [t for t in details.get("tools_unused") or () if str(t) not in never_called]
     if unused:
@@ -319,6 +353,24 @@ def _behavioural_gaps(b: Mapping[str, Any], never_called: set[str], redact: Call
         if items:
             out.append(f"{what}: {say.codes(items)}")
     return out
+
+
+def _gaps(structural: Mapping[str, Any] | None, behavioural: Mapping[str, Any] | None, max_items: int,
+          redact: Callable[[str], str], namer: type[_Namer]) -> list[str]:
+    """The gap bullets, most actionable first, cut to ``max_items`` with a count of the rest."""
+    gaps: list[str] = []
+    notes: list[str] = []
+    never_called: set[str] = set()
+    if structural is not None:
+        gaps, notes, never_called = _structural_gaps(structural, redact, namer)
+    if behavioural is not None:
+        gaps += _behavioural_gaps(behavioural, never_called, redact, namer)
+    gaps += notes
+    max_items = max(int(max_items), 1)
+    if len(gaps) > max_items:
+        rest = len(gaps) - (max_items - 1)
+        gaps = [*gaps[: max_items - 1], f"… and {rest} more gaps; see the coverage report in the results artifact"]
+    return gaps
 
 
 def coverage_section(
@@ -339,18 +391,7 @@ def coverage_section(
     they are; ``secrets`` are redacted from them before escaping, as the renderer does.
     """
     redact = _redactor(secrets)
-    gaps: list[str] = []
-    notes: list[str] = []
-    never_called: set[str] = set()
-    if structural is not None:
-        gaps, notes, never_called = _structural_gaps(structural, redact)
-    if behavioural is not None:
-        gaps += _behavioural_gaps(behavioural, never_called, redact)
-    gaps += notes
-    max_items = max(int(max_items), 1)
-    if len(gaps) > max_items:
-        rest = len(gaps) - (max_items - 1)
-        gaps = [*gaps[: max_items - 1], f"… and {rest} more gaps; see the coverage report in the results artifact"]
+    gaps = _gaps(structural, behavioural, max_items, redact, _Namer)
     return {
         "summary": Md(_summary(structural, behavioural, redact)),
         "gaps": [Md(g) for g in gaps],
@@ -505,5 +546,238 @@ def as_section(coverage: Mapping[str, Any]) -> Section:
         paragraphs=(coverage.get("summary") or "",),
         items=tuple(coverage.get("gaps") or ()),
         diagram=Diagram(str(diagram), legend or None, "Coordination graph", COVERAGE_DROPPED) if diagram else None,
+        noun="gaps",
+    )
+
+
+# -- the graph as inline SVG (the HTML report) -----------------------------------------------------
+
+SVG_LEGEND = (
+    "Green: exercised by some test. Red dashed: never exercised. Grey: not reachable from the entry agent "
+    "(the one with the thick border). Orange: a restricted call that a test made an agent attempt. Agents "
+    "stand in columns by their distance from the entry agent, tools on the right; hollow arrowheads are "
+    "delegations (handoffs, agents called as tools or by a coordinator), filled ones tool calls."
+)
+_SVG_MAX_AGENTS, _SVG_MAX_TOOLS = 60, 120  # more than this is not readable as one picture anyway
+_BOX_W, _BOX_H, _ROW_H, _COL_W, _TOP, _LEFT = 180, 30, 54, 260, 40, 12
+_SVG_LABEL = 25  # characters of a node label (the full name is the node's tooltip)
+_SVG_NODE = {  # node status -> (fill, stroke, dash)
+    "witnessed": ("#dafbe1", "#1a7f37", None),
+    "unwitnessed": ("#fff5f5", "#cf222e", "5 4"),
+    "unreachable": ("#f6f8fa", "#8c959f", "2 2"),
+}
+_SVG_EDGE = {  # edge status -> (stroke, width, dash)
+    "witnessed": ("#1a7f37", 1.6, None),
+    "unwitnessed": ("#cf222e", 1.4, "6 4"),
+    "unwitnessed-delegation": ("#cf222e", 1.4, "2 3"),
+    "elicited": ("#d97706", 2.6, None),
+}
+
+
+def _columns(agents: Sequence[_Node], edges: Sequence[_Edge], entry: str) -> tuple[dict[str, int], int | None]:
+    """Each agent's column: its distance from the entry agent along delegations (breadth first);
+    agents that no delegation reaches from it share one column after the last, returned second
+    (None when every agent is reached)."""
+    out: dict[str, list[str]] = {}
+    for e in edges:
+        if e.type == "delegate":
+            out.setdefault(e.source, []).append(e.target)
+    ids = {n.id for n in agents}
+    depth: dict[str, int] = {}
+    if entry in ids:
+        depth[entry] = 0
+        queue = [entry]
+        for nid in queue:
+            for nxt in out.get(nid, ()):
+                if nxt in ids and nxt not in depth:
+                    depth[nxt] = depth[nid] + 1
+                    queue.append(nxt)
+    rest = max(depth.values(), default=-1) + 1
+    return {n.id: depth.get(n.id, rest) for n in agents}, (rest if len(depth) < len(ids) else None)
+
+
+def _route(s: tuple[float, float], t: tuple[float, float], off: float, lane: float
+           ) -> tuple[str, tuple[float, float], tuple[float, float], tuple[float, float]]:
+    """An edge's path from the box at ``s`` to the box at ``t`` (top-left corners): its ``d``, the point
+    its arrowhead aims from, the tip, and where its label goes.
+
+    Neighbouring columns are joined by one curve inside the gap between them; an edge that spans
+    more columns drops into the gap between two rows (``lane``) and runs along it, so it never
+    crosses a box. An edge within a column loops out to the right."""
+    from ._svg import num
+
+    def p(x: float, y: float) -> str:
+        return f"{num(x)},{num(y)}"
+
+    (sx, sy), (tx, ty) = s, t
+    y1, y2 = sy + _BOX_H / 2 + off, ty + _BOX_H / 2 + off
+    if tx == sx:
+        a, b = (sx + _BOX_W, y1), (tx + _BOX_W, y2)
+        c2 = (b[0] + 45, b[1])
+        return f"M{p(*a)} C{p(a[0] + 45, a[1])} {p(*c2)} {p(*b)}", c2, b, (a[0] + 36, (a[1] + b[1]) / 2)
+    sign = 1 if tx > sx else -1
+    a = (sx + _BOX_W, y1) if sign > 0 else (sx, y1)
+    b = (tx, y2) if sign > 0 else (tx + _BOX_W, y2)
+    if abs(tx - sx) <= _COL_W:
+        c2 = (b[0] - sign * 40, b[1])
+        d = f"M{p(*a)} C{p(a[0] + sign * 40, a[1])} {p(*c2)} {p(*b)}"
+        return d, c2, b, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2 - 3)
+    r = 20.0  # the curves into and out of the lane
+    c2 = (b[0] - sign * r, b[1])
+    d = (f"M{p(*a)} C{p(a[0] + sign * r, a[1])} {p(a[0] + sign * r, lane)} {p(a[0] + sign * 2 * r, lane)} "
+         f"L{p(b[0] - sign * 2 * r, lane)} C{p(b[0] - sign * r, lane)} {p(*c2)} {p(*b)}")
+    return d, c2, b, ((a[0] + b[0]) / 2, lane - 3)
+
+
+def coverage_svg(structural: Mapping[str, Any], *, secrets: Sequence[str] = ()) -> str:
+    """The coordination graph of :func:`mermaid_flowchart` — the same nodes, edges and statuses — as an
+    inline SVG for the HTML report, laid out here in Python (no script, no Mermaid).
+
+    Agents (rounded; coordinators as hexagons) stand in columns by their distance from the entry agent
+    (thick border) along delegations, agents no delegation reaches in a column after them, tools on the
+    right ordered by the agents that use them. Colours as in the flowchart: green witnessed, red dashed
+    unwitnessed, grey unreachable, orange an elicited restricted call. Every label is redacted,
+    clipped and escaped; the full name is the node's tooltip. Beyond 60 agents or 120 tools the first
+    ones are drawn and a line under the picture says how many were left out.
+    """
+    from ._svg import FONT, MONO, MUTED, Svg, arrowhead
+
+    redact = _redactor(secrets)
+    known = _nodes(structural)
+    edges = _drawn_edges(structural, known)
+    nodes = dict(known)
+    for e in edges:
+        for nid, typ in ((e.source, "agent"), (e.target, "agent" if e.type == "delegate" else "tool")):
+            nodes.setdefault(nid, _Node(nid, nid, typ, None, True, e.witnessed))
+    entry = str(structural.get("entry_agent") or "")
+    notes: list[str] = []
+
+    agents = [n for n in nodes.values() if n.type != "tool"]
+    if entry in nodes and nodes[entry].type != "tool":  # the entry agent first, so a cut never drops it
+        agents = [nodes[entry], *(n for n in agents if n.id != entry)]
+    if len(agents) > _SVG_MAX_AGENTS:
+        notes.append(f"{len(agents) - _SVG_MAX_AGENTS} of {len(agents)} agents not drawn (only the first {_SVG_MAX_AGENTS})")
+        agents = agents[:_SVG_MAX_AGENTS]
+    kept = {n.id for n in agents}
+    edges = [e for e in edges if e.source in kept and (e.target in kept or nodes[e.target].type == "tool")]
+    column, unreached = _columns(agents, edges, entry)
+    rows: dict[int, list[str]] = {}
+    for n in agents:
+        rows.setdefault(column[n.id], []).append(n.id)
+    pos: dict[str, tuple[float, float]] = {}
+    for col, members in rows.items():
+        for i, nid in enumerate(members):
+            pos[nid] = (_LEFT + col * _COL_W, _TOP + i * _ROW_H)
+
+    # tools: those with a drawn edge, ordered by the mean row of the agents that reach them
+    linked: dict[str, list[float]] = {}
+    for e in edges:
+        if nodes[e.target].type == "tool":
+            linked.setdefault(e.target, []).append(pos[e.source][1])
+    tools = sorted(linked, key=lambda t: (sum(linked[t]) / len(linked[t]), list(nodes).index(t)))
+    if len(tools) > _SVG_MAX_TOOLS:
+        notes.append(f"{len(tools) - _SVG_MAX_TOOLS} of {len(tools)} tools not drawn (only the first {_SVG_MAX_TOOLS})")
+        tools = tools[:_SVG_MAX_TOOLS]
+        edges = [e for e in edges if nodes[e.target].type != "tool" or e.target in set(tools)]
+    hidden = sum(1 for n in nodes.values() if n.type == "tool" and n.id not in linked)
+    if hidden:
+        notes.append(f"{hidden} tool{'s' if hidden != 1 else ''} with no drawn edge (restricted only, no attempt) not drawn")
+    tool_col = max(column.values(), default=-1) + 1
+    for i, t in enumerate(tools):
+        pos[t] = (_LEFT + tool_col * _COL_W, _TOP + i * _ROW_H)
+
+    height_rows = max([len(m) for m in rows.values()] + [len(tools), 1])
+    width = _LEFT * 2 + tool_col * _COL_W + _BOX_W
+    height = _TOP + height_rows * _ROW_H + 6 + 16 * len(notes)
+    svg = Svg(width, height, label="Coordination graph: agents, tools, and which edges the tests exercised",
+              class_="chart graph")
+    for c in rows:
+        words = ("not reached from the entry agent" if c == unreached else "entry agent" if c == 0
+                 else f"{c} delegation{'s' if c != 1 else ''} away")
+        svg.text(_LEFT + c * _COL_W, 16, words, size=11, fill=MUTED)
+    if tools:
+        svg.text(_LEFT + tool_col * _COL_W, 16, "tools", size=11, fill=MUTED)
+
+    # edges first, so boxes sit on top of them; their labels last, over everything
+    labels: list[tuple[float, float, str, str]] = []
+    in_lane: dict[float, int] = {}
+    gap = _ROW_H - _BOX_H
+    for e in edges:
+        if e.source not in pos or e.target not in pos:
+            continue
+        (sx, sy), (tx, ty) = pos[e.source], pos[e.target]
+        stroke, w, dash = _SVG_EDGE[_edge_status(e)]
+        off = -4.0 if tx >= sx else 4.0  # a pair of edges both ways stays apart
+        lane = ty - gap / 2 if sy <= ty else ty + _BOX_H + gap / 2  # the row gap on the source's side
+        k = in_lane[lane] = in_lane.get(lane, -1) + 1
+        d, aim, tip, mid = _route((sx, sy), (tx, ty), off, lane + (k % 3 - 1) * 4)
+        delegation = e.type == "delegate"
+        say = f"{_plain(nodes[e.source].name, 80, redact)} → {_plain(nodes[e.target].name, 80, redact)}: {_edge_words(e)}"
+        svg.group(tooltip=say)
+        svg.path(d, fill="none", stroke=stroke, stroke_width=w, stroke_dasharray=dash)
+        svg.polygon(arrowhead(tip, aim), fill="#ffffff" if delegation else stroke, stroke=stroke, stroke_width=1.2)
+        svg.end()
+        label = "✗ restricted call" if e.type == "restrict" else _VIA.get(e.via or "handoff") if delegation else None
+        if label:
+            labels.append((mid[0], mid[1], clip(label, 18), stroke))
+
+    for nid, (x, y) in pos.items():
+        n = nodes[nid]
+        fill, stroke, dash = _SVG_NODE[_status(n)]
+        width_ = 3.5 if nid == entry else 1.4
+        label = n.name
+        if n.type == "tool" and n.kind and n.kind != "function":
+            label = f"{clip(label, max(_SVG_LABEL - len(n.kind) - 3, 4))} ({n.kind})"
+        shown = _plain(label, _SVG_LABEL, redact)
+        what = {"tool": "tool", "coordinator": "coordinator"}.get(n.type, "agent")
+        svg.group(tooltip=f"{_plain(n.name, 200, redact)} ({what}, {_status(n)})")
+        if n.type == "coordinator":
+            k = 10
+            svg.polygon([(x + k, y), (x + _BOX_W - k, y), (x + _BOX_W, y + _BOX_H / 2), (x + _BOX_W - k, y + _BOX_H),
+                         (x + k, y + _BOX_H), (x, y + _BOX_H / 2)],
+                        fill=fill, stroke=stroke, stroke_width=width_, stroke_dasharray=dash)
+        else:
+            svg.rect(x, y, _BOX_W, _BOX_H, rx=3 if n.type == "tool" else _BOX_H / 2, fill=fill, stroke=stroke,
+                     stroke_width=width_, stroke_dasharray=dash)
+        svg.text(x + _BOX_W / 2, y + _BOX_H / 2 + 4, shown, size=12, anchor="middle",
+                 font_family=MONO if n.type == "tool" else FONT)
+        svg.end()
+    for x, y, text, colour in labels:  # a white halo keeps a label readable over the lines under it
+        svg.text(x, y, text, size=10, anchor="middle", fill=colour, stroke="#ffffff", stroke_width=3,
+                 paint_order="stroke")
+    for i, note in enumerate(notes):
+        svg.text(_LEFT, _TOP + height_rows * _ROW_H + 10 + 16 * i, note, size=11, fill=MUTED)
+    return svg.render()
+
+
+def _edge_words(e: _Edge) -> str:
+    if e.type == "restrict":
+        return "restricted call attempted"
+    kind = f"delegation ({_VIA.get(e.via or 'handoff', e.via) or 'handoff'})" if e.type == "delegate" else "tool call"
+    return f"{kind}, {'exercised' if e.witnessed else 'never exercised'}"
+
+
+def html_section(
+    structural: Mapping[str, Any] | None,
+    behavioural: Mapping[str, Any] | None,
+    *,
+    max_items: int = 20,
+    secrets: Sequence[str] = (),
+) -> Section:
+    """The HTML report's coverage section: the summary line and the gap bullets of
+    :func:`coverage_section` written as HTML (names escaped here, so they are ``Markup`` the renderer
+    prints as it is), the legend, and the graph as an inline SVG (:func:`coverage_svg`)."""
+    from markupsafe import Markup
+
+    redact = _redactor(secrets)
+    gaps = _gaps(structural, behavioural, max_items, redact, _HtmlNamer)
+    svg = None if structural is None else coverage_svg(structural, secrets=secrets)
+    summary = Markup(_summary(structural, behavioural, redact, _HtmlNamer))
+    return Section(
+        key="coverage",
+        title="Coverage",
+        paragraphs=(summary, SVG_LEGEND) if svg else (summary,),
+        items=tuple(Markup(g) for g in gaps),
+        svg=svg,
         noun="gaps",
     )

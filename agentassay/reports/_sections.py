@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..plugins import Plugins
     from ..results import Results
 
-FORMATS = ("terminal", "markdown")
+FORMATS = ("terminal", "markdown", "html")
 PLACES = ("body", "cost")
 
 
@@ -49,6 +49,8 @@ class Section:
     place: str = "body"
     extra_usd: tuple[tuple[str, float], ...] = ()
     noun: str = "items"
+    # HTML only: an inline <svg> the plugin drew itself, every text in it escaped (the coverage graph).
+    svg: str | None = None
 
     def __post_init__(self) -> None:
         if self.place not in PLACES:
@@ -57,7 +59,8 @@ class Section:
 
 @dataclass(frozen=True)
 class ReportContext:
-    """What a report hook is told: the format, the secrets to redact, and how to escape and print money.
+    """What a report hook is told: the format (``"terminal"``, ``"markdown"`` or ``"html"``), the secrets to
+    redact, and how to escape and print money.
 
     ``escape(text, width)`` makes untrusted text safe (redacted, clipped, escaped for the format);
     ``markup(text)`` declares text the plugin composed itself — its own markup around escaped parts —

@@ -253,4 +253,4 @@ def test_a_plain_run_loads_only_the_builtins_it_needs() -> None:
     suite = parse_suite(SUITE.format(config=""))
     hooks = Plugins(entry_points=False).for_run(_Probe(suite, RunOptions("fixture_agents:always_ok")))
     assert hooks.names == ["fingerprints", "coverage"]
-    assert set(BUILTIN_NAMES) == {"store", "budget", "warm_start", "fingerprints", "proxy", "coverage", "shards"}
+    assert set(BUILTIN_NAMES) == {"store", "budget", "warm_start", "fingerprints", "proxy", "coverage", "metamorphic", "mutation", "shards"}

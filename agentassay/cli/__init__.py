@@ -13,6 +13,7 @@ import sys
 import click
 
 from ._coverage import coverage, generate, manifest
+from ._mutate import mutate
 from ._run import check, compare, demo, merge, report, run
 from ._stats import stats
 
@@ -25,7 +26,7 @@ def cli() -> None:
     """AgentAssay: did our agent get worse? Stochastic regression testing for LLM agents."""
 
 
-for _command in (run, check, compare, merge, report, demo, stats, manifest, generate, coverage):
+for _command in (run, check, compare, merge, report, mutate, demo, stats, manifest, generate, coverage):
     cli.add_command(_command)
 
 

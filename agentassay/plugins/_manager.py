@@ -66,6 +66,16 @@ BUILTINS: tuple[Builtin, ...] = (
         "coverage", "agentassay.plugins.coverage", lambda run: _settings(run).coverage.enabled,
         for_results=lambda results: bool(results.coverage),
     ),
+    Builtin(
+        "metamorphic", "agentassay.plugins.metamorphic",
+        lambda run: any("metamorphic" in s.extensions for s in run.suite.scenarios),
+        for_results=lambda results: bool(results.sections.get("metamorphic")),
+        for_plan=lambda plan: plan.baseline is not None and bool(plan.baseline.sections.get("metamorphic")),
+    ),
+    Builtin(
+        "mutation", "agentassay.plugins.mutation", lambda run: False,
+        for_results=lambda results: bool(results.sections.get("mutation")),
+    ),
     Builtin("shards", "agentassay.plugins.shards", lambda run: run.options.shard is not None),
 )
 BUILTIN_NAMES = tuple(b.name for b in BUILTINS)
@@ -177,6 +187,14 @@ class Plugins:
             env = os.environ.get(ENV_PLUGINS, "")
             self.modules += [m.strip() for m in env.split(",") if m.strip() and m.strip() not in self.modules]
         self._external: list[tuple[str, Any]] | None = None
+
+    def with_objects(self, *objects: Any) -> Plugins:
+        """The same plugins plus ``objects`` (plugin objects for one run, e.g. mutation's kill switch)."""
+        out = Plugins(entry_points=False)
+        out.blocked, out.modules, out.objects = set(self.blocked), list(self.modules), [*self.objects, *objects]
+        out.entry_points = self.entry_points
+        out._external = None
+        return out
 
     def external(self) -> list[tuple[str, Any]]:
         """(name, plugin) of every plugin that is not built in, imported on first use."""

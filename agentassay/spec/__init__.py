@@ -6,6 +6,7 @@ it needs.
 
 from ._loader import SpecError, load_suite, parse_suite
 from ._model import (
+    BUILTIN_PLUGIN_KEYS,
     CHECK_KINDS,
     CORRECTIONS,
     ERROR_POLICIES,
@@ -23,6 +24,7 @@ from ._model import (
 )
 
 __all__ = [
+    "BUILTIN_PLUGIN_KEYS",
     "CHECK_KINDS",
     "CORRECTIONS",
     "ERROR_POLICIES",

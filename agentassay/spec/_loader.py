@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from ._model import (
+    BUILTIN_PLUGIN_KEYS,
     CHECK_KINDS,
     CORRECTIONS,
     ERROR_POLICIES,
@@ -176,7 +177,8 @@ def parse_suite(text: str, *, path: Path | None = None, plugin_keys: PluginKeys 
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
-        parser = _Parser(loader, shown, root, plugin_keys or {})
+        keys = {w: {**BUILTIN_PLUGIN_KEYS.get(w, {}), **dict((plugin_keys or {}).get(w, {}))} for w in ("suite", "config", "scenario")}
+        parser = _Parser(loader, shown, root, keys)
         suite = parser.suite(node)
     except yaml.MarkedYAMLError as e:
         raise _yaml_error(e, shown) from None

@@ -81,6 +81,16 @@ class Check:
     key: str | None = field(default=None, compare=False, repr=False)
 
 
+# Keys of agentassay.yml that built-in plugins own and validate themselves (docs/architecture.md,
+# "Hooks"): {where: {key: plugin}}. Known here, statically, so that reading a suite never has to
+# import a plugin; the plugin is imported only when a suite uses its key.
+BUILTIN_PLUGIN_KEYS: dict[str, dict[str, str]] = {
+    "suite": {"mutation": "mutation"},
+    "config": {"metamorphic": "metamorphic"},
+    "scenario": {"metamorphic": "metamorphic"},
+}
+
+
 @dataclass(frozen=True)
 class Extension:
     """The raw value of a suite key a plugin owns (``agentassay_suite_keys``), with where it was written,

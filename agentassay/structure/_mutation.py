@@ -49,6 +49,7 @@ __all__ = [
     "StructuralMutant",
     "apply_to_agents",
     "apply_to_manifest",
+    "clone_graph",
     "mutation_analysis",
     "parse_objective",
     "structural_mutants",
@@ -288,6 +289,36 @@ def _handoff_tool_name(h: Any, sdk: types.SimpleNamespace) -> str:
     return sdk.Handoff.default_tool_name(h) if isinstance(h, sdk.Agent) else h.tool_name
 
 
+def clone_graph(entry: Any) -> tuple[list[Any], dict[int, Any]]:
+    """Every agent reachable from ``entry`` cloned (``Agent.clone``, fresh ``tools``/``handoffs`` lists),
+    handoffs and ``as_tool`` tools relinked to the clones: ``(originals, {id(original): clone})``.
+
+    The originals, their lists and their handoff/tool objects are never modified, so a mutation of a
+    clone cannot leak into the user's objects (the mutation operators of ``agentassay.mutation`` and
+    ``apply_to_agents`` both start from it).
+    """
+    sdk = _sdk()
+    if not isinstance(entry, sdk.Agent):
+        raise TypeError(f"clone_graph needs an agents.Agent, got {type(entry).__name__}")
+    originals = sdk.reachable(entry)
+    clones: dict[int, Any] = {
+        id(a): a.clone(tools=list(a.tools), handoffs=list(a.handoffs)) for a in originals
+    }
+    for a in originals:
+        c = clones[id(a)]
+        handoffs = []
+        for h in a.handoffs:
+            target = sdk.handoff_target(h)
+            handoffs.append(h if target is None else _handoff_to(h, target, clones[id(target)], sdk))
+        tools = []
+        for t in a.tools:
+            target = sdk.agent_tool_target(t)
+            tools.append(t if target is None else _agent_tool_to(t, target, clones[id(target)], sdk))
+        c.handoffs = handoffs
+        c.tools = tools
+    return originals, clones
+
+
 def apply_to_agents(entry: Any, m: Manifest, mutant: StructuralMutant) -> Any:
     """A mutated copy of the SDK agent graph rooted at ``entry``; returns the entry's clone.
 
@@ -312,25 +343,7 @@ def apply_to_agents(entry: Any, m: Manifest, mutant: StructuralMutant) -> Any:
     as is. Raises ValueError when the mutation cannot be applied to this agent graph.
     """
     sdk = _sdk()
-    if not isinstance(entry, sdk.Agent):
-        raise TypeError(f"apply_to_agents needs an agents.Agent, got {type(entry).__name__}")
-    originals = sdk.reachable(entry)
-    clones: dict[int, Any] = {
-        id(a): a.clone(tools=list(a.tools), handoffs=list(a.handoffs)) for a in originals
-    }
-    for a in originals:
-        c = clones[id(a)]
-        handoffs = []
-        for h in a.handoffs:
-            target = sdk.handoff_target(h)
-            handoffs.append(h if target is None else _handoff_to(h, target, clones[id(target)], sdk))
-        tools = []
-        for t in a.tools:
-            target = sdk.agent_tool_target(t)
-            tools.append(t if target is None else _agent_tool_to(t, target, clones[id(target)], sdk))
-        c.handoffs = handoffs
-        c.tools = tools
-
+    originals, clones = clone_graph(entry)
     by_id = _agent_map(entry, m)
 
     def sdk_agent(agent_id: str) -> Any:

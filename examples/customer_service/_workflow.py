@@ -201,3 +201,18 @@ def base_behaviour(seat_change_routing: dict[str, float]) -> dict[str, object]:
             },
         },
     }
+
+
+def mini_behaviour() -> dict[str, object]:
+    """A smaller, weaker model for model mutants (``agentassay mutate``): it misroutes seat changes and skips the
+    FAQ lookup more often. A second behaviour table is how the offline simulator stands in for a second model."""
+    behaviour = base_behaviour(
+        {f"handoff:{SEAT_AGENT}": 0.8, f"handoff:{FAQ_AGENT}": 0.15, "respond": 0.05}
+    )
+    faq = behaviour[FAQ_AGENT]
+    assert isinstance(faq, dict)
+    faq["rules"][0]["choose"] = {"tool:faq_lookup_tool": 0.8, "respond": 0.15, f"handoff:{TRIAGE_AGENT}": 0.05}
+    return behaviour
+
+
+OFFLINE_BEHAVIOUR_MINI = mini_behaviour()

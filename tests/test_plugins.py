@@ -41,7 +41,7 @@ scenarios:
 """
 
 # A plugin as a user would write it: the public hook marker, the gate's ready-made test, a report Section.
-PLUGIN = '''\
+PLUGIN = """\
 from agentassay.gate import ScenarioTest
 from agentassay.plugins import hookimpl
 from agentassay.reports import Section
@@ -89,9 +89,9 @@ def agentassay_report_sections(results, report):
     if section is None:
         return None
     return [Section(key="thirdparty", title="Third-party check", paragraphs=(f"{section['trials']} trials <b>seen</b>",))]
-'''
+"""
 
-BROKEN = '''\
+BROKEN = """\
 from agentassay.plugins import hookimpl
 
 calls = []
@@ -107,7 +107,7 @@ def agentassay_trial_finished(outcome):
 @hookimpl
 def agentassay_results_sections(run):
     return {"never": True}
-'''
+"""
 
 
 def install(root: Path, name: str, source: str, *, entry_point: bool = True) -> str:
@@ -141,11 +141,15 @@ def suite_file(tmp_path: Path, config: str = "") -> Path:
 def run_and_check(tmp_path: Path, *extra: str) -> tuple[int, Path, int, Path]:
     suite, base, cand = suite_file(tmp_path), tmp_path / "base.json", tmp_path / "cand.json"
     code_run = main(["run", str(suite), "-o", str(base), "--no-store", "-q", *extra])
-    code_check = main(["check", str(suite), "--baseline", str(base), "-o", str(cand), "--no-store", "-q", *extra])
+    code_check = main(
+        ["check", str(suite), "--baseline", str(base), "-o", str(cand), "--no-store", "-q", *extra]
+    )
     return code_run, base, code_check, cand
 
 
-def test_an_installed_plugin_adds_a_section_gate_evidence_and_a_comment_section(site: Path, tmp_path: Path) -> None:
+def test_an_installed_plugin_adds_a_section_gate_evidence_and_a_comment_section(
+    site: Path, tmp_path: Path
+) -> None:
     install(site, "thirdparty", PLUGIN)
     code_run, base, code_check, cand = run_and_check(tmp_path)
     assert code_run == 0
@@ -157,7 +161,12 @@ def test_an_installed_plugin_adds_a_section_gate_evidence_and_a_comment_section(
     refund, greet = verdicts["refund"], verdicts["greet"]
     assert refund["verdict"] == "fail" and refund["rate_verdict"] in ("pass", "inconclusive")
     assert refund["evidence"]["length"] | {"adjusted_p": 0.0} == {
-        "trials": 30, "verdict": "fail", "p_value": 0.0, "adjusted_p": 0.0, "alpha": 0.05 * 0.1, "correction": "holm",
+        "trials": 30,
+        "verdict": "fail",
+        "p_value": 0.0,
+        "adjusted_p": 0.0,
+        "alpha": 0.05 * 0.1,
+        "correction": "holm",
     }
     assert refund["explanation"].startswith("FAIL: answers grew longer (p = 0)")
     assert greet["evidence"]["length"]["verdict"] == "pass" and greet["verdict"] != "fail"
@@ -206,7 +215,9 @@ def test_a_plugin_that_raises_is_named_and_every_trial_is_kept(site: Path, tmp_p
     assert any("needs manual review" in n for n in data["notes"])
 
 
-def test_a_plugin_owns_a_suite_key_and_validates_it(site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_plugin_owns_a_suite_key_and_validates_it(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     suite = suite_file(tmp_path, "length_limit: lots")
     assert main(["run", str(suite), "--no-store", "-q"]) == 3
     assert "unknown key" in capsys.readouterr().err  # nobody owns it yet
@@ -253,4 +264,16 @@ def test_a_plain_run_loads_only_the_builtins_it_needs() -> None:
     suite = parse_suite(SUITE.format(config=""))
     hooks = Plugins(entry_points=False).for_run(_Probe(suite, RunOptions("fixture_agents:always_ok")))
     assert hooks.names == ["fingerprints", "coverage"]
-    assert set(BUILTIN_NAMES) == {"store", "budget", "warm_start", "fingerprints", "proxy", "coverage", "metamorphic", "mutation", "shards"}
+    assert set(BUILTIN_NAMES) == {
+        "store",
+        "budget",
+        "warm_start",
+        "fingerprints",
+        "proxy",
+        "coverage",
+        "contracts",
+        "judge",
+        "metamorphic",
+        "mutation",
+        "shards",
+    }

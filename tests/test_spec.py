@@ -388,7 +388,7 @@ def test_message_format_matches_the_docs() -> None:
         parse_suite(text, path=Path("examples/x/agentassay.yml"))
     assert str(info.value) == (
         "examples/x/agentassay.yml:6: config.trails: unknown key. Did you mean 'trials'? Valid keys: "
-        "alpha, beta, budget_usd, concurrency, correction, coverage, delta, errors, fingerprints, max_trials, method, prices, proxy, regression, "
+        "alpha, beta, budget_usd, concurrency, correction, coverage, delta, errors, fingerprints, max_trials, metamorphic, method, prices, proxy, regression, "
         "retries, seed, threshold, timeout, trials, warm_start."
     )
     e = info.value
@@ -723,14 +723,23 @@ def test_import_stays_light() -> None:
 
 # -- config.coverage and scenario witness (issue 6) ---------------------------------------------------
 def test_coverage_config_reads_every_key(tmp_path: Path) -> None:
-    text = AGENT + (
-        "config:\n  coverage:\n    manifest: m.yml\n    derive_restrictions: false\n    probe_restricted: true\n"
-        "    min: 0.4\n    weights: {tool: 1, model: 0}\n    state_lambda: 12\n    models: [a, b]\n"
-    ) + "scenarios:\n  - input: hi\n    witness: ['Reach(a)']\n    evaluator: {contains: hello}\n"
+    text = (
+        AGENT
+        + (
+            "config:\n  coverage:\n    manifest: m.yml\n    derive_restrictions: false\n    probe_restricted: true\n"
+            "    min: 0.4\n    weights: {tool: 1, model: 0}\n    state_lambda: 12\n    models: [a, b]\n"
+        )
+        + "scenarios:\n  - input: hi\n    witness: ['Reach(a)']\n    evaluator: {contains: hello}\n"
+    )
     suite = parse_suite(text, path=tmp_path / "agentassay.yml")
     cov = suite.settings.coverage
     assert cov.manifest == str((tmp_path / "m.yml").resolve())
-    assert (cov.derive_restrictions, cov.probe_restricted, cov.min, cov.state_lambda) == (False, True, 0.4, 12.0)
+    assert (cov.derive_restrictions, cov.probe_restricted, cov.min, cov.state_lambda) == (
+        False,
+        True,
+        0.4,
+        12.0,
+    )
     assert cov.weights == {"tool": 1.0, "model": 0.0} and cov.models == ("a", "b")
     assert suite.scenarios[0].witness == ("Reach(a)",)
     assert parse_suite(AGENT + "config:\n  coverage: false\n" + ONE).settings.coverage.enabled is False

@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from ._analyze import analyze
 from ._coverage import coverage, generate, manifest
 from ._mutate import mutate
 from ._run import check, compare, demo, merge, report, run
@@ -26,7 +27,20 @@ def cli() -> None:
     """AgentAssay: did our agent get worse? Stochastic regression testing for LLM agents."""
 
 
-for _command in (run, check, compare, merge, report, mutate, demo, stats, manifest, generate, coverage):
+for _command in (
+    run,
+    check,
+    compare,
+    merge,
+    report,
+    analyze,
+    mutate,
+    demo,
+    stats,
+    manifest,
+    generate,
+    coverage,
+):
     cli.add_command(_command)
 
 

@@ -270,7 +270,9 @@ class BehaviouralCoverage:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> BehaviouralCoverage:
         if d.get("schema") != COVERAGE_SCHEMA:
-            raise ValueError(f"unsupported coverage schema {d.get('schema')!r}; this version reads {COVERAGE_SCHEMA!r}")
+            raise ValueError(
+                f"unsupported coverage schema {d.get('schema')!r}; this version reads {COVERAGE_SCHEMA!r}"
+            )
         return cls(
             **{k: float(d[k]) for k in DIMENSIONS},
             overall=float(d["overall"]),
@@ -290,7 +292,9 @@ Record = tuple[str, Any, Any, Any, Any, int, bool]  # action, agent, tool, argum
 class _Accumulator:
     """Everything the five dimensions need, gathered in one pass over the traces."""
 
-    def __init__(self, tools: Sequence[Any], state_abstraction: StateAbstraction | None, epsilon: float) -> None:
+    def __init__(
+        self, tools: Sequence[Any], state_abstraction: StateAbstraction | None, epsilon: float
+    ) -> None:
         if isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable):
             raise TypeError("tools must be a sequence of ToolInfo (e.g. adapter.tools())")
         self.tools = list(tools)
@@ -381,7 +385,9 @@ class _Accumulator:
 
     def add_dict(self, d: Mapping[str, Any]) -> None:
         if d.get("schema") != TRACE_SCHEMA:
-            raise ValueError(f"unsupported trace schema {d.get('schema')!r}; this version reads {TRACE_SCHEMA!r}")
+            raise ValueError(
+                f"unsupported trace schema {d.get('schema')!r}; this version reads {TRACE_SCHEMA!r}"
+            )
         raw = d.get("steps") or ()
         records = []
         for s in raw:
@@ -390,8 +396,13 @@ class _Accumulator:
                 raise ValueError(f"unknown step action {action!r} in a stored trace")
             records.append(
                 (
-                    action, s.get("agent"), s.get("tool"), s.get("arguments"), s.get("target"),
-                    int(s.get("depth", 0)), s.get("error") is not None,
+                    action,
+                    s.get("agent"),
+                    s.get("tool"),
+                    s.get("arguments"),
+                    s.get("target"),
+                    int(s.get("depth", 0)),
+                    s.get("error") is not None,
                 )
             )
         meta = d.get("metadata") or {}
@@ -446,7 +457,9 @@ def _finish(
     est: Chao1Estimate = chao1(acc.paths.values())
     c_path = est.coverage
     if n == 1:
-        notes.append("one trace: Chao1 cannot extrapolate from a single path, so path coverage is 1.0 by construction")
+        notes.append(
+            "one trace: Chao1 cannot extrapolate from a single path, so path coverage is 1.0 by construction"
+        )
     if est.f1 > 0 and est.f2 == 0 and n > 1:
         notes.append(
             f"no path seen exactly twice (f2 = 0): the paper's Chao1 f1²/(2f2) is undefined; "
@@ -474,7 +487,9 @@ def _finish(
         models_tested, models_untested = seen, []
         c_model = 1.0 if n else 0.0
         if n and not seen:
-            notes.append("no trace records a model and target_models is not configured: model coverage is vacuously 1.0")
+            notes.append(
+                "no trace records a model and target_models is not configured: model coverage is vacuously 1.0"
+            )
         elif n:
             notes.append(
                 f"target_models not configured: measured against the {len(seen)} model(s) seen, so model "
@@ -528,8 +543,14 @@ def _finish(
         notes=tuple(notes),
     )
     return BehaviouralCoverage(
-        **values, overall=overall, weights=dict(weights), traces=n, details=details,
-        weakest=weakest_out, suggestion=suggestion, targets=dict(targets),
+        **values,
+        overall=overall,
+        weights=dict(weights),
+        traces=n,
+        details=details,
+        weakest=weakest_out,
+        suggestion=suggestion,
+        targets=dict(targets),
     )
 
 
@@ -609,14 +630,41 @@ def behavioural_coverage(
     state); default :func:`default_state_abstraction`. ``epsilon``: relative tolerance of
     "at or near" a numeric boundary.
     """
-    w = normalise_weights(weights)
-    t = _normalise_targets(targets)
-    lam = _check_lambda(state_lambda)
-    models = _target_models(target_models)
     acc = _Accumulator(tools, state_abstraction, epsilon)
     for item in traces:
         acc.add(item)
-    return _finish(acc, target_models=models, weights=w, targets=t, state_lambda=lam, notes=[])
+    return finish_behavioural(
+        acc, target_models=target_models, weights=weights, targets=targets, state_lambda=state_lambda
+    )
+
+
+def behavioural_accumulator(
+    tools: Sequence[Any],
+    *,
+    state_abstraction: StateAbstraction | None = None,
+    epsilon: float = DEFAULT_EPSILON,
+) -> _Accumulator:
+    """An accumulator fed one trace at a time (``acc.add(trace)``), so a run need not keep its traces:
+    what ``behavioural_coverage`` does in one pass, spread over the run (finish with ``finish_behavioural``)."""
+    return _Accumulator(tools, state_abstraction, epsilon)
+
+
+def finish_behavioural(
+    acc: _Accumulator,
+    *,
+    target_models: Sequence[str] | None = None,
+    weights: Mapping[str, float] | None = None,
+    targets: Mapping[str, float] | None = None,
+    state_lambda: float = DEFAULT_LAMBDA,
+) -> BehaviouralCoverage:
+    return _finish(
+        acc,
+        target_models=_target_models(target_models),
+        weights=normalise_weights(weights),
+        targets=_normalise_targets(targets),
+        state_lambda=_check_lambda(state_lambda),
+        notes=[],
+    )
 
 
 def _connect(store: Any) -> tuple[sqlite3.Connection, bool]:
@@ -682,7 +730,9 @@ def coverage_from_store(
         for (text,) in conn.execute(f"SELECT trace FROM trials{clause} ORDER BY id", params):
             acc.add_dict(loads(text))
         if agent_version is None:
-            versions = [r[0] for r in conn.execute(f"SELECT DISTINCT agent_version FROM trials{clause}", params)]
+            versions = [
+                r[0] for r in conn.execute(f"SELECT DISTINCT agent_version FROM trials{clause}", params)
+            ]
             if len(versions) > 1:
                 notes.append(
                     f"traces of {len(versions)} agent versions pooled ({_names(sorted(versions), quote=False)}); "

@@ -11,8 +11,9 @@ Judge hook (``judge`` checks, off by default). ``entry: module:function`` names 
     fn(input=<scenario input>, output=<trace.output>, properties=<scenario properties>, **options)
 
 where ``options`` are the check's other keys. It returns ``True``/``False`` or ``(passed, reason)``;
-an exception is a failed check carrying its message. AgentAssay ships no network-calling judge: a
-user plugs in their own LLM client, whose randomness then becomes part of the trial (Remark 3.1).
+an exception is a failed check carrying its message. The hook's function brings its own client; its
+randomness becomes part of the trial (Remark 3.1). The built-in LLM judge (``judge:`` with a rubric
+and a model, agentassay/judge, docs/judge.md) measures that randomness itself.
 """
 
 from __future__ import annotations

@@ -33,7 +33,9 @@ class Evidence(Protocol):
     kind: str
     stage: str  # "rate" or "test" (module docstring)
 
-    def apply(self, verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dict[str, ScenarioVerdict]: ...
+    def apply(
+        self, verdicts: dict[str, ScenarioVerdict], settings: Settings
+    ) -> dict[str, ScenarioVerdict]: ...
 
 
 @dataclass
@@ -49,6 +51,8 @@ class GatePlan:
     names: tuple[str, ...]
     baseline: Any = None  # agentassay.results.Results of the baseline; None when recording
     full: bool = False  # recording every scenario to its cap
+    # The candidate's results sections when re-deriving from files (compare, merge); empty in a live run.
+    sections: dict[str, Any] = field(default_factory=dict)
     shares: dict[str, dict[str, float]] = field(default_factory=dict)
     samples: dict[str, dict[str, int]] = field(default_factory=dict)
     scratch: dict[str, Any] = field(default_factory=dict)  # a plugin's state from plan to evidence, by kind
@@ -107,7 +111,9 @@ class ScenarioTest:
     def apply(self, verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dict[str, ScenarioVerdict]:
         alpha = settings.alpha * self.share
         tested = {n: float(p) for n, p in self.pvalues.items() if n in verdicts}
-        method = settings.correction if settings.correction in ("holm", "bonferroni") and len(tested) > 1 else None
+        method = (
+            settings.correction if settings.correction in ("holm", "bonferroni") and len(tested) > 1 else None
+        )
         adjusted = adjust_pvalues(list(tested.values()), method=method) if method else list(tested.values())
         out = dict(verdicts)
         for (name, p), q in zip(tested.items(), adjusted, strict=True):

@@ -48,32 +48,75 @@ def _settings(run: Any) -> Any:
     return run.suite.settings
 
 
+def _section(plan: Any, key: str) -> bool:
+    """The plan's candidate (re-derived from a file) or its baseline has this plugin's section."""
+    base = getattr(plan.baseline, "sections", None) or {}
+    return bool(plan.sections.get(key) or base.get(key))
+
+
+def _baseline_has(run: Any, key: str) -> bool:
+    base = run.options.baseline
+    return base is not None and bool(base.sections.get(key))
+
+
 # Call order (first called first). Registered in reverse, since pluggy calls the last registered first.
 BUILTINS: tuple[Builtin, ...] = (
     Builtin("store", "agentassay.plugins.store", lambda run: run.options.store is not None),
     Builtin("budget", "agentassay.plugins.budget", lambda run: _settings(run).budget_usd is not None),
     Builtin("warm_start", "agentassay.plugins.warm_start", lambda run: run.options.warm_from is not None),
     Builtin(
-        "fingerprints", "agentassay.plugins.fingerprints", lambda run: _settings(run).fingerprints,
+        "fingerprints",
+        "agentassay.plugins.fingerprints",
+        lambda run: _settings(run).fingerprints,
         for_plan=lambda plan: plan.settings.fingerprints,
     ),
     Builtin(
-        "proxy", "agentassay.plugins.proxy", lambda run: _settings(run).proxy is not None,
+        "proxy",
+        "agentassay.plugins.proxy",
+        lambda run: _settings(run).proxy is not None,
         for_results=lambda results: bool(results.proxy),
         for_plan=lambda plan: plan.baseline is not None and bool(plan.baseline.proxy),
     ),
     Builtin(
-        "coverage", "agentassay.plugins.coverage", lambda run: _settings(run).coverage.enabled,
+        "coverage",
+        "agentassay.plugins.coverage",
+        lambda run: _settings(run).coverage.enabled,
         for_results=lambda results: bool(results.coverage),
     ),
     Builtin(
-        "metamorphic", "agentassay.plugins.metamorphic",
-        lambda run: any("metamorphic" in s.extensions for s in run.suite.scenarios),
+        "metamorphic",
+        "agentassay.plugins.metamorphic",
+        lambda run: (
+            any("metamorphic" in s.extensions for s in run.suite.scenarios)
+            or _baseline_has(run, "metamorphic")
+            or "config.metamorphic" in run.suite.extensions
+        ),
         for_results=lambda results: bool(results.sections.get("metamorphic")),
-        for_plan=lambda plan: plan.baseline is not None and bool(plan.baseline.sections.get("metamorphic")),
+        for_plan=lambda plan: _section(plan, "metamorphic"),
     ),
     Builtin(
-        "mutation", "agentassay.plugins.mutation", lambda run: False,
+        "contracts",
+        "agentassay.plugins.contracts",
+        lambda run: (
+            "contracts" in run.suite.extensions
+            or any("contracts" in s.extensions for s in run.suite.scenarios)
+            or _baseline_has(run, "contracts")
+        ),
+        for_results=lambda results: bool(results.sections.get("contracts")),
+        for_plan=lambda plan: _section(plan, "contracts"),
+    ),
+    Builtin(
+        "judge",
+        "agentassay.plugins.judge",
+        lambda run: (
+            "judge" in run.suite.extensions or any("judge" in s.extensions for s in run.suite.scenarios)
+        ),
+        for_results=lambda results: bool(results.sections.get("judge")),
+    ),
+    Builtin(
+        "mutation",
+        "agentassay.plugins.mutation",
+        lambda run: False,
         for_results=lambda results: bool(results.sections.get("mutation")),
     ),
     Builtin("shards", "agentassay.plugins.shards", lambda run: run.options.shard is not None),
@@ -188,10 +231,20 @@ class Plugins:
             self.modules += [m.strip() for m in env.split(",") if m.strip() and m.strip() not in self.modules]
         self._external: list[tuple[str, Any]] | None = None
 
+    def without(self, *names: str) -> Plugins:
+        """The same plugins with ``names`` blocked (``-p no:NAME``), e.g. the store writer in a replay."""
+        out = self.with_objects()
+        out.blocked |= set(names)
+        return out
+
     def with_objects(self, *objects: Any) -> Plugins:
         """The same plugins plus ``objects`` (plugin objects for one run, e.g. mutation's kill switch)."""
         out = Plugins(entry_points=False)
-        out.blocked, out.modules, out.objects = set(self.blocked), list(self.modules), [*self.objects, *objects]
+        out.blocked, out.modules, out.objects = (
+            set(self.blocked),
+            list(self.modules),
+            [*self.objects, *objects],
+        )
         out.entry_points = self.entry_points
         out._external = None
         return out
@@ -244,7 +297,9 @@ class Plugins:
             pm.check_pending()
         except pluggy.PluginValidationError as exc:
             name = pm.get_name(exc.plugin) or repr(exc.plugin)
-            raise PluginError(f"plugin {name!r}: {exc}; the hooks are listed in docs/architecture.md") from exc
+            raise PluginError(
+                f"plugin {name!r}: {exc}; the hooks are listed in docs/architecture.md"
+            ) from exc
         return Hooks(pm)
 
     def for_run(self, run: Any, extra: Iterable[tuple[str, Any]] = ()) -> Hooks:
@@ -275,7 +330,9 @@ def _register(pm: pluggy.PluginManager, plugin: Any, name: str) -> None:
     try:
         pm.register(plugin, name=name)
     except ValueError as exc:  # the same name twice
-        raise PluginError(f"plugin {name!r} is registered twice ({exc}); load it once (entry point or -p)") from exc
+        raise PluginError(
+            f"plugin {name!r} is registered twice ({exc}); load it once (entry point or -p)"
+        ) from exc
     except pluggy.PluginValidationError as exc:
         raise PluginError(f"plugin {name!r}: {exc}") from exc
     for impls in pm.hook.__dict__.values():

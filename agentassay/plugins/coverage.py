@@ -31,14 +31,42 @@ if TYPE_CHECKING:
 
 @dataclass
 class CoverageRun:
-    """What a run needs to measure coverage: the manifest (if any) and the traces seen so far."""
+    """What a run needs to measure coverage: the manifest (if any), and what each trace contributed.
+
+    Traces are folded in as they finish — the structural observation of each distinct projection (with
+    the scenario that first showed it) and the behavioural accumulator — so a run of any length keeps
+    only these, never its traces (``agentassay analyze`` replays 10,000s of them).
+    """
 
     manifest: Any = None  # agentassay.structure.Manifest
-    traces: list[Trace] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    observer: Any = None  # fast_observer(manifest)
+    seen: dict[int, tuple[str, Any]] = field(default_factory=dict)  # id(observation) -> (label, observation)
+    behavioural: Any = None  # agentassay.coverage.behavioural_accumulator
+    tool_notes: list[str] = field(default_factory=list)
+    count: int = 0
+
+    def start(self, adapter: AgentAdapter) -> None:
+        from ..coverage import behavioural_accumulator
+
+        if self.manifest is not None:
+            from ..structure._coverage import fast_observer
+
+            self.observer = fast_observer(self.manifest)
+        try:
+            tools = adapter.tools()
+        except Exception as exc:  # describing tools must never lose the results
+            tools = []
+            self.tool_notes.append(f"tools could not be listed: {exc}")
+        self.behavioural = behavioural_accumulator(tools)
 
     def add(self, trace: Trace) -> None:
-        self.traces.append(trace)
+        index, self.count = self.count, self.count + 1
+        if self.observer is not None:
+            obs = self.observer(trace)
+            if id(obs) not in self.seen:  # absorbing the same projection again adds nothing
+                self.seen[id(obs)] = (trace.metadata.scenario or f"trace {index}", obs)
+        self.behavioural.add(trace)
 
 
 def _sdk_agent(adapter: AgentAdapter) -> Any:
@@ -60,7 +88,9 @@ def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> Coverag
         agent = _sdk_agent(adapter)
         if agent is not None:
             try:
-                run.manifest = extract_manifest(agent, system=suite.name, derive_restrictions=cfg.derive_restrictions)
+                run.manifest = extract_manifest(
+                    agent, system=suite.name, derive_restrictions=cfg.derive_restrictions
+                )
             except (ManifestError, ValueError) as exc:
                 run.notes.append(f"structural coverage skipped: {exc}")
         else:
@@ -72,28 +102,27 @@ def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> Coverag
         from ..structure._generate import install_restricted_probe
 
         if _sdk_agent(adapter) is None or not install_restricted_probe(adapter, run.manifest):
-            run.notes.append("config.coverage.probe_restricted: no probe installed (needs an OpenAI Agents SDK agent with restricted edges)")
+            run.notes.append(
+                "config.coverage.probe_restricted: no probe installed (needs an OpenAI Agents SDK agent with restricted edges)"
+            )
     return run
 
 
 def measure_coverage(run: CoverageRun, suite: Suite, adapter: AgentAdapter) -> dict[str, Any]:
     """The ``coverage`` section of the results file."""
-    from ..coverage import behavioural_coverage
+    from ..coverage import finish_behavioural
     from ..structure import structural_coverage
 
     cfg = suite.settings.coverage
     out: dict[str, Any] = {"structural": None, "behavioural": None, "notes": list(run.notes)}
     if run.manifest is not None:
         targeted = [w for s in suite.scenarios for w in s.witness]
-        out["structural"] = structural_coverage(run.manifest, run.traces, targeted=targeted or None).to_dict()
-    try:
-        tools = adapter.tools()
-    except Exception as exc:  # describing tools must never lose the results
-        tools = []
-        out["notes"].append(f"tools could not be listed: {exc}")
-    behavioural = behavioural_coverage(
-        run.traces,
-        tools=tools,
+        out["structural"] = structural_coverage(
+            run.manifest, labelled=run.seen.values(), targeted=targeted or None
+        ).to_dict()
+    out["notes"] += run.tool_notes
+    behavioural = finish_behavioural(
+        run.behavioural,
         target_models=list(cfg.models) or None,
         weights=cfg.weights,
         state_lambda=cfg.state_lambda,
@@ -119,6 +148,7 @@ def agentassay_prepare(run: Run) -> None:
     assert run.adapter is not None
     covering = prepare_coverage(run.suite, run.adapter, run.options.entry)
     if covering is not None:
+        covering.start(run.adapter)
         run.scratch[NAME] = _State(covering)
 
 
@@ -158,10 +188,16 @@ def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
     cov = results.coverage
-    if report.format not in ("markdown", "html") or not cov or not (cov.get("structural") or cov.get("behavioural")):
+    if (
+        report.format not in ("markdown", "html")
+        or not cov
+        or not (cov.get("structural") or cov.get("behavioural"))
+    ):
         return None
     from ..reports._coverage import as_section, coverage_section, html_section
 
     if report.format == "html":  # the summary, the gaps and the coordination graph as an inline SVG
         return [html_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets)]
-    return [as_section(coverage_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets))]
+    return [
+        as_section(coverage_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets))
+    ]

@@ -64,7 +64,21 @@ _CSP = "default-src 'none'; style-src '{style}'; base-uri 'none'; form-action 'n
 # What a plugin's picture may hold: drawing elements only (nothing that runs, links, loads or embeds),
 # and no attribute that handles events, links, styles or refers to a URL.
 _SVG_TAGS = frozenset(
-    {"svg", "g", "title", "desc", "line", "rect", "circle", "ellipse", "polyline", "polygon", "path", "text", "tspan"}
+    {
+        "svg",
+        "g",
+        "title",
+        "desc",
+        "line",
+        "rect",
+        "circle",
+        "ellipse",
+        "polyline",
+        "polygon",
+        "path",
+        "text",
+        "tspan",
+    }
 )
 _SVG_BAD_VALUE = re.compile(r"javascript:|url\s*\(|expression\s*\(|data:", re.IGNORECASE)
 
@@ -81,7 +95,9 @@ class HtmlReport:
 # -- untrusted text --------------------------------------------------------------------------------
 
 
-_ASCII_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")  # ASCII's "other" characters that are not whitespace
+_ASCII_CONTROLS = re.compile(
+    r"[\x00-\x08\x0e-\x1b\x7f]"
+)  # ASCII's "other" characters that are not whitespace
 
 
 def _visible(text: str) -> str:
@@ -338,7 +354,9 @@ def _head(results: Results, clean: _Clean) -> _Head:
     d = results.decision
     order = ("fail", "inconclusive", "pass")
     counts = tuple((f"{d.counts[k]} {k}", k) for k in order if d.counts.get(k))
-    against = "its threshold" if results.kind == "run" else "the baseline (pass rate or behaviour)"
+    against = (
+        "its threshold" if results.kind in ("run", "analyze") else "the baseline (pass rate or behaviour)"
+    )
     gloss = {
         "deploy": f"Every scenario passed against {against}.",
         "block": f"At least one scenario failed against {against}.",
@@ -346,7 +364,11 @@ def _head(results: Results, clean: _Clean) -> _Head:
     }[d.decision.value]
     if results.interrupted:
         gloss += " The run was interrupted: the verdicts cover the trials that finished."
-    kind = {"run": "run against thresholds", "check": "check against a baseline", "compare": "comparison of two results files"}
+    kind = {
+        "run": "run against thresholds",
+        "check": "check against a baseline",
+        "compare": "comparison of two results files",
+    }
     agent = results.agent.get("version") or results.agent.get("entry") or "unknown agent"
     meta = f"Agent {clean(agent, _W_LINE)} · run {clean(results.run_id, _W_NAME)}"
     if results.started_at or results.finished_at:
@@ -386,8 +408,10 @@ def _rates_figure(results: Results, ordered: Sequence[ScenarioResult], clean: _C
         rows.append(RateRow(clean(s.name, 28), s.verdict.verdict.value, base, cand, threshold, right))
     if not rows:
         return None
-    caption = ("Pass rate of each scenario with its 95% Wilson interval; grey: baseline, coloured: the candidate "
-               "by its verdict (green pass, red fail, amber inconclusive).")
+    caption = (
+        "Pass rate of each scenario with its 95% Wilson interval; grey: baseline, coloured: the candidate "
+        "by its verdict (green pass, red fail, amber inconclusive)."
+    )
     if any(r.threshold is not None for r in rows):
         caption += " Amber dashes: the threshold a scenario without a baseline is tested against."
     caption += " The axis starts where the lowest interval does."
@@ -444,8 +468,10 @@ def _sprt_path(s: ScenarioResult, verdict: str) -> tuple[SprtPath, str] | None:
     )
     warm = _num(ev, "warm_rate")
     if warm is not None:
-        caption += (f" A warm start added a second PASS rule (evidence for {warm:.2f} over {p1:.2f} reaching "
-                    f"{_num(ev, 'warm_bound') or 0:.2f}), which is not drawn.")
+        caption += (
+            f" A warm start added a second PASS rule (evidence for {warm:.2f} over {p1:.2f} reaching "
+            f"{_num(ev, 'warm_bound') or 0:.2f}), which is not drawn."
+        )
     return SprtPath(tuple(llr), lower, upper, verdict, None if cap is None else int(cap)), caption
 
 
@@ -474,16 +500,22 @@ def _sequential_figure(s: ScenarioResult, name: str) -> _Figure | None:
     base = s.baseline.passes / s.baseline.trials if s.baseline is not None and s.baseline.trials else None
     caption = f"Passes after each candidate trial, up to the decision at trial {n} ({verdict.upper()})."
     if v.test == "sequential-regression":
-        caption += (" The sequential regression test's boundaries are calibrated per design and are not stored in "
-                    "the results file, so they are not drawn")
+        caption += (
+            " The sequential regression test's boundaries are calibrated per design and are not stored in "
+            "the results file, so they are not drawn"
+        )
         fs, fb = _num(ev, "fail_statistic"), _num(ev, "fail_boundary")
         ps, pb = _num(ev, "pass_statistic"), _num(ev, "pass_boundary")
         if fs is not None and fb is not None and ps is not None and pb is not None:
-            caption += (f"; at the decision its regression statistic was {fs:.2f} against the FAIL boundary {fb:.2f} "
-                        f"and its non-inferiority statistic {ps:.2f} against the PASS boundary {pb:.2f}")
+            caption += (
+                f"; at the decision its regression statistic was {fs:.2f} against the FAIL boundary {fb:.2f} "
+                f"and its non-inferiority statistic {ps:.2f} against the PASS boundary {pb:.2f}"
+            )
         caption += "."
     else:
-        caption += " The SPRT's boundaries could not be rebuilt from this file's evidence, so they are not drawn."
+        caption += (
+            " The SPRT's boundaries could not be rebuilt from this file's evidence, so they are not drawn."
+        )
     if base is not None:
         caption += " Dashed: passes at the baseline's pass rate."
     return _Figure(Markup(count_chart(name, CountPath(tuple(counts), verdict, base))), caption)
@@ -505,12 +537,18 @@ def _fingerprint_figure(s: ScenarioResult, name: str, clean: _Clean) -> _Figure 
         if b is None or c is None:
             continue
         p = _num(f, "adjusted_p")
-        shifts.append(FeatureShift(clean(f.get("name", "?"), 28), b, c, p, p is not None and alpha is not None and p <= alpha))
+        shifts.append(
+            FeatureShift(
+                clean(f.get("name", "?"), 28), b, c, p, p is not None and alpha is not None and p <= alpha
+            )
+        )
     if not shifts:
         return None
     shown = shifts[:_MAX_FEATURES]
     caption = "Behavioural fingerprint: each feature's mean per run in the baseline and the candidate, on the feature's own scale"
-    caption += "" if alpha is None else f"; red where its adjusted p-value is at most the test's α ({alpha:g})"
+    caption += (
+        "" if alpha is None else f"; red where its adjusted p-value is at most the test's α ({alpha:g})"
+    )
     caption += "."
     if len(shifts) > len(shown):
         caption += f" The first {len(shown)} of {len(shifts)} features are drawn."
@@ -528,11 +566,17 @@ def _details(s: ScenarioResult, clean: _Clean) -> _Details:
         facts.append(("Behaviour", clean(words, _W_TEXT)))
     if s.verdict.pvalue is not None:
         facts.append(("p-value", f"{s.verdict.pvalue:.3g}"))
-    facts.append(("Trials", f"{s.verdict.trials_used} used by the test, {len(s.trials)} run, {s.errors} errors"))
+    facts.append(
+        ("Trials", f"{s.verdict.trials_used} used by the test, {len(s.trials)} run, {s.errors} errors")
+    )
     cost = scenario_usd(s)
     if cost is not None:
         usd, saved = cost
-        vs = "" if saved is None else f" ({'saved' if saved >= 0 else 'extra'} {_usd(abs(saved))} against fixed-n)"
+        vs = (
+            ""
+            if saved is None
+            else f" ({'saved' if saved >= 0 else 'extra'} {_usd(abs(saved))} against fixed-n)"
+        )
         facts.append(("Cost", f"{_usd(usd)} for {len(s.trials)} trials{vs}"))
     facts += [("Note", clean(n, _W_LINE)) for n in s.verdict.notes[:_MAX_LIST]]
     reasons = list(s.failure_reasons().items())
@@ -577,7 +621,12 @@ class _SvgCheck(HTMLParser):
         if tag not in _SVG_TAGS:
             self.problems.append(f"<{tag}>")
         for name, value in attrs:
-            if name.startswith("on") or "href" in name or name in ("style", "src") or _SVG_BAD_VALUE.search(value or ""):
+            if (
+                name.startswith("on")
+                or "href" in name
+                or name in ("style", "src")
+                or _SVG_BAD_VALUE.search(value or "")
+            ):
                 self.problems.append(f"attribute {name}")
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -610,8 +659,10 @@ def _svg(section: Section, clean: _Clean, warnings: list[str]) -> Markup | None:
     check.close()
     if not (svg.startswith("<svg") and svg.endswith("</svg>")) or check.svgs != 1 or check.problems:
         what = ", ".join(dict.fromkeys(check.problems)) or "not one <svg> element"
-        warnings.append(f"the picture of the report section '{clean(section.key, _W_NAME)}' was left out: it is not "
-                        f"a plain inline SVG ({clean(what, _W_LINE)})")
+        warnings.append(
+            f"the picture of the report section '{clean(section.key, _W_NAME)}' was left out: it is not "
+            f"a plain inline SVG ({clean(what, _W_LINE)})"
+        )
         return None
     return Markup(svg)
 
@@ -626,8 +677,9 @@ def _section(section: Section, clean: _Clean, warnings: list[str]) -> _SectionVi
     if section.diagram is not None:
         d = section.diagram
         source, _ = clean.block(d.mermaid, 50_000)
-        diagram = _DiagramView(_text(d.fold_title, clean, _W_NAME), source,
-                               _text(d.legend, clean, _W_TEXT) if d.legend else None)
+        diagram = _DiagramView(
+            _text(d.fold_title, clean, _W_NAME), source, _text(d.legend, clean, _W_TEXT) if d.legend else None
+        )
     return _SectionView(
         _text(section.title, clean, _W_NAME) if section.title else None,
         tuple(_text(p, clean, _W_TEXT) for p in section.paragraphs[:_MAX_LIST]),
@@ -648,8 +700,10 @@ def _cost(results: Results, sections: Sequence[Section], clean: _Clean) -> list[
     saved = savings_of(results)
     if saved is not None:
         usd = "" if saved.usd is None else f", about {_usd(saved.usd)}"
-        line += (f" Against fixed-n designs with the same α and β ({saved.fixed_n_trials} trials) this run "
-                 f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd}).")
+        line += (
+            f" Against fixed-n designs with the same α and β ({saved.fixed_n_trials} trials) this run "
+            f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd})."
+        )
     lines: list[str | Markup] = [line]
     for section in sections:
         if section.place == "cost":
@@ -671,7 +725,13 @@ def _status(outcome: TrialOutcome | None, stored: StoredTrial) -> str:
 
 
 _STATUS_ORDER = {"fail": 0, "error": 1, "excluded": 2, "pass": 3}
-_ACTION_WORD = {"reason": "reason", "call_tool": "tool call", "handoff": "handoff", "respond": "response", "error": "error"}
+_ACTION_WORD = {
+    "reason": "reason",
+    "call_tool": "tool call",
+    "handoff": "handoff",
+    "respond": "response",
+    "error": "error",
+}
 
 
 def _value_text(value: Any) -> str:
@@ -707,7 +767,9 @@ def _step(step: Step, final_output: Any, clean: _Clean) -> _StepView:
     if step.error:
         text, cut = clean.block(step.error, _W_FIELD)
         blocks.append(_Block("error", text, cut, error=True))
-    return _StepView(min(max(step.depth, 0), _DEPTH), action, _ACTION_WORD.get(action, action), head, tuple(blocks))
+    return _StepView(
+        min(max(step.depth, 0), _DEPTH), action, _ACTION_WORD.get(action, action), head, tuple(blocks)
+    )
 
 
 def _trial(stored: StoredTrial, outcome: TrialOutcome | None, clean: _Clean) -> _TrialView:
@@ -758,8 +820,9 @@ def _trial(stored: StoredTrial, outcome: TrialOutcome | None, clean: _Clean) -> 
     )
 
 
-def _groups(ordered: Sequence[ScenarioResult], traces: Mapping[str, Sequence[StoredTrial]], clean: _Clean
-            ) -> list[_Group]:
+def _groups(
+    ordered: Sequence[ScenarioResult], traces: Mapping[str, Sequence[StoredTrial]], clean: _Clean
+) -> list[_Group]:
     groups = []
     for s in ordered:
         stored = list(traces.get(s.name) or ())
@@ -774,21 +837,40 @@ def _groups(ordered: Sequence[ScenarioResult], traces: Mapping[str, Sequence[Sto
         note = f"{missing} trials of this scenario have no stored trace." if missing else None
         reasons = list(s.failure_reasons().items())
         top = f"{reasons[0][1]}×: {clean(reasons[0][0], 160)}" if reasons else "—"
-        groups.append(_Group(clean(s.name, _W_NAME), s.verdict.verdict.value, _verdict_word(s), summary, note,
-                             tuple(views), s.verdict.verdict is Verdict.FAIL, top))
+        groups.append(
+            _Group(
+                clean(s.name, _W_NAME),
+                s.verdict.verdict.value,
+                _verdict_word(s),
+                summary,
+                note,
+                tuple(views),
+                s.verdict.verdict is Verdict.FAIL,
+                top,
+            )
+        )
     return groups
 
 
 def _trace_summary(groups: Sequence[_Group], href: str, size: int) -> _TraceSummary:
     """What the page says about the traces when the viewer is the sidecar: per scenario, the counts."""
     rows = [
-        _SummaryRow(g.name, g.tone, g.verdict, len(g.trials), sum(1 for t in g.trials if t.status == "fail"),
-                    sum(1 for t in g.trials if t.status == "error"), g.top_reason)
+        _SummaryRow(
+            g.name,
+            g.tone,
+            g.verdict,
+            len(g.trials),
+            sum(1 for t in g.trials if t.status == "fail"),
+            sum(1 for t in g.trials if t.status == "error"),
+            g.top_reason,
+        )
         for g in groups
     ]
     trials = sum(len(g.trials) for g in groups)
-    intro = (f"The trace viewer for these {trials:,} trials is about {size / 1e6:.1f} MB, too big to put in this page, "
-             f"so it is a page of its own next to this one, loaded only when opened: {href}.")
+    intro = (
+        f"The trace viewer for these {trials:,} trials is about {size / 1e6:.1f} MB, too big to put in this page, "
+        f"so it is a page of its own next to this one, loaded only when opened: {href}."
+    )
     return _TraceSummary(intro, href, tuple(rows))
 
 
@@ -846,7 +928,7 @@ def _check_href(href: str) -> str:
     if (
         not href.strip()
         or href.startswith("/")
-        or any(c in href for c in ':\\?#')
+        or any(c in href for c in ":\\?#")
         or any(not part or part in (".", "..") for part in parts)
         or any(unicodedata.category(c)[0] == "C" for c in href)
     ):
@@ -918,27 +1000,34 @@ def render_html(
     css, style_hash = _style()
     common = {"csp": _CSP.format(style=style_hash), "css": Markup(css), "head": head, "footer": footer}
     trials_shown = sum(len(g.trials) for g in groups)
-    intro = (f"{trials_shown:,} trials, failing ones first in each scenario; open one to see its steps and output. "
-             f"Long texts are cut at {_W_FIELD:,} characters per field and {_MAX_STEPS} steps per trial.")
+    intro = (
+        f"{trials_shown:,} trials, failing ones first in each scenario; open one to see its steps and output. "
+        f"Long texts are cut at {_W_FIELD:,} characters per field and {_MAX_STEPS} steps per trial."
+    )
 
     sidecar = trace_summary = None
     if viewer is not None and len(viewer) > inline_limit:
         sidecar = env.get_template("traces.html.j2").render(
-            common, title=f"Traces · {head.suite} · AgentAssay", viewer=viewer, traces_intro=intro)
+            common, title=f"Traces · {head.suite} · AgentAssay", viewer=viewer, traces_intro=intro
+        )
         trace_summary = _trace_summary(groups, href, len(viewer))
         viewer = None
     if not groups:
-        intro = ("No traces were given for this report: render it with the run's trace store (`agentassay report "
-                 "RESULTS --html FILE --store DB`, or agentassay.reports.load_traces) to see each trial's steps "
-                 "and output.")
+        intro = (
+            "No traces were given for this report: render it with the run's trace store (`agentassay report "
+            "RESULTS --html FILE --store DB`, or agentassay.reports.load_traces) to see each trial's steps "
+            "and output."
+        )
         if traces:
             intro = "The traces given match no scenario of this results file."
 
     counts = counts_text(results.decision, ("fail", "inconclusive", "pass")) or "no scenarios"
-    legend = ("Pass rates with 95% Wilson intervals. Effect: candidate minus "
-              f"{'baseline' if any(s.baseline is not None for s in ordered) else 'threshold'} pass rate, in percentage "
-              "points. Trials: used by the test / needed by a fixed-n design with the same α and β (trials run, where "
-              "more ran).")
+    legend = (
+        "Pass rates with 95% Wilson intervals. Effect: candidate minus "
+        f"{'baseline' if any(s.baseline is not None for s in ordered) else 'threshold'} pass rate, in percentage "
+        "points. Trials: used by the test / needed by a fixed-n design with the same α and β (trials run, where "
+        "more ran)."
+    )
     page = env.get_template("report.html.j2").render(
         common,
         title=f"{head.word} · {head.suite} · {counts} · AgentAssay",

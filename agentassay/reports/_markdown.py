@@ -58,7 +58,9 @@ _KEY_CHARS = re.compile(r"[^A-Za-z0-9._:/-]+")
 # displays differently from what it says) are dropped.
 _ESCAPES: dict[int, str | None] = {ord(c): "\\" + c for c in "\\`*_[]|~$"}
 _ESCAPES |= {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord("@"): "@\u200b"}
-_ESCAPES |= {c: None for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]}
+_ESCAPES |= {
+    c: None for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+}
 _CONTROLS: dict[int, None] = {c: None for c in range(0x20) if c != 9}  # tabs may indent a diagram
 _URL_SAFE = ":/?#&=%+,;@~._-!$'*"
 _LIST_NUMBER = re.compile(r"\d{1,9}(?=[.)])")
@@ -123,7 +125,13 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
 def _redactor(secrets: Sequence[str]) -> Callable[[str], str]:
     """Replace each secret with ``***``; a multi-line secret (a PEM key) also line by line."""
     items = {s for s in secrets if s}
-    items |= {line.strip() for s in items if "\n" in s for line in s.splitlines() if len(line.strip()) >= _MIN_SECRET}
+    items |= {
+        line.strip()
+        for s in items
+        if "\n" in s
+        for line in s.splitlines()
+        if len(line.strip()) >= _MIN_SECRET
+    }
     if not items:
         return lambda text: text
     pattern = re.compile("|".join(re.escape(s) for s in sorted(items, key=len, reverse=True)))
@@ -282,7 +290,11 @@ def _details(s: ScenarioResult, esc: _Escaper) -> _Details:
     cost = scenario_usd(s)
     if cost is not None:
         usd, saved = cost
-        vs = "" if saved is None else f" ({'saved' if saved >= 0 else 'extra'} {_usd(abs(saved))} against fixed-n)"
+        vs = (
+            ""
+            if saved is None
+            else f" ({'saved' if saved >= 0 else 'extra'} {_usd(abs(saved))} against fixed-n)"
+        )
         facts.append((Md("Cost"), Md(f"{_usd(usd)} for {len(s.trials)} trials{vs}")))
     facts.extend((Md("Note"), esc(note, _W_LINE)) for note in s.verdict.notes[:_MAX_LIST])
     reasons = list(s.failure_reasons().items())
@@ -307,7 +319,10 @@ def _run_details(results: Results, esc: _Escaper) -> _Run:
     )
     versions = ", ".join(f"{k} {v}" for k, v in results.versions.items()) or "not recorded"
     facts = [
-        (Md("Kind"), esc(f"{results.kind} (run {results.run_id}, {results.started_at} to {results.finished_at})")),
+        (
+            Md("Kind"),
+            esc(f"{results.kind} (run {results.run_id}, {results.started_at} to {results.finished_at})"),
+        ),
         (Md("Agent"), esc(agent, _W_LINE)),
         (Md("Settings"), esc(settings)),
         (Md("Versions"), esc(versions)),
@@ -322,7 +337,9 @@ def _cost(results: Results, esc: _Escaper, sections: Sequence[Section]) -> list[
     if total["usd"] is None:
         line = f"**Cost:** not priced ({tokens})."
     else:
-        line = f"**Cost:** {_usd(total['usd'])}{extra_cost(sections, _usd)} at the configured prices ({tokens})."
+        line = (
+            f"**Cost:** {_usd(total['usd'])}{extra_cost(sections, _usd)} at the configured prices ({tokens})."
+        )
     saved = savings_of(results)
     if saved is not None:
         usd = "" if saved.usd is None else f", about {_usd(saved.usd)}"
@@ -414,7 +431,9 @@ def _section_view(section: Section, esc: _Escaper, pointer: str) -> _SectionView
     )
 
 
-def _diagram_piece(section: Section, index: int, esc: _Escaper, redact: Callable[[str], str], parts: Any) -> _Piece:
+def _diagram_piece(
+    section: Section, index: int, esc: _Escaper, redact: Callable[[str], str], parts: Any
+) -> _Piece:
     d = section.diagram
     assert d is not None
     view = _Diagram(
@@ -465,7 +484,9 @@ def _render(
     footer = f"AgentAssay {__version__}"
     ctx["footer"] = Md(f"{link} · {footer}" if link else footer)
     pieces: list[_Piece] = []
-    ordered = sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict]) if results is not None else []
+    ordered = (
+        sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict]) if results is not None else []
+    )
 
     if results is None:
         ctx["title"] = Md("**NO RESULTS** · AgentAssay")
@@ -475,8 +496,12 @@ def _render(
         d = results.decision
         order = ("fail", "inconclusive", "pass")
         counts = counts_text(d, order) or "no scenarios"
-        ctx["title"] = Md(f"**{d.decision.value.upper()}** · {esc(results.suite.get('name', '?'), _W_NAME)} · {counts}")
-        against = "its threshold" if results.kind == "run" else "the baseline (pass rate or behaviour)"
+        ctx["title"] = Md(
+            f"**{d.decision.value.upper()}** · {esc(results.suite.get('name', '?'), _W_NAME)} · {counts}"
+        )
+        against = (
+            "its threshold" if results.kind in ("run", "analyze") else "the baseline (pass rate or behaviour)"
+        )
         ctx["gloss"] = Md(
             {
                 "deploy": f"Every scenario passed against {against}.",
@@ -496,7 +521,10 @@ def _render(
                 ),
             }
             ctx["details_shown"] = True
-            pieces += [_Piece("row", _part(parts.row, _row(results, s, esc, with_baseline)), s.verdict.verdict) for s in ordered]
+            pieces += [
+                _Piece("row", _part(parts.row, _row(results, s, esc, with_baseline)), s.verdict.verdict)
+                for s in ordered
+            ]
         ctx["cost"] = _cost(results, esc, sections)
     pieces += [_diagram_piece(s, i, esc, redact, parts) for i, s in enumerate(body) if s.diagram is not None]
     if results is not None and ordered:
@@ -516,7 +544,9 @@ def _render(
             ctx,
             rows=[p.text for p in kept if p.kind == "row"],
             omitted_rows=[
-                Md(f"{n} {_OMITTED[v]} scenarios not shown, to keep this report within its size limit; see {pointer}.")
+                Md(
+                    f"{n} {_OMITTED[v]} scenarios not shown, to keep this report within its size limit; see {pointer}."
+                )
                 for v, n in omitted.items()
                 if n
             ],
@@ -602,8 +632,15 @@ def render_pr_comment(
     """
     found, failed = _sections(results, secrets, coverage, sections, plugins)
     return _render(
-        results, marker=_marker(marker_key), mode=mode, run_url=run_url, warnings=[*warnings, *failed],
-        baseline_info=baseline_info, secrets=secrets, limit=limit, sections=found,
+        results,
+        marker=_marker(marker_key),
+        mode=mode,
+        run_url=run_url,
+        warnings=[*warnings, *failed],
+        baseline_info=baseline_info,
+        secrets=secrets,
+        limit=limit,
+        sections=found,
         pointer="the job summary or the results artifact",
     )
 
@@ -628,7 +665,14 @@ def render_job_summary(
     del marker_key
     found, failed = _sections(results, secrets, coverage, sections, plugins)
     return _render(
-        results, marker=None, mode=mode, run_url=run_url, warnings=[*warnings, *failed],
-        baseline_info=baseline_info, secrets=secrets, limit=limit, sections=found,
+        results,
+        marker=None,
+        mode=mode,
+        run_url=run_url,
+        warnings=[*warnings, *failed],
+        baseline_info=baseline_info,
+        secrets=secrets,
+        limit=limit,
+        sections=found,
         pointer="the results artifact",
     )

@@ -12,7 +12,9 @@ from ._summary import behaviour_text as behaviour
 if TYPE_CHECKING:
     from ..plugins import Plugins
 
-TERMINAL = ReportContext("terminal", escape=lambda text, width=None: str(text) if width is None else clip(text, width))
+TERMINAL = ReportContext(
+    "terminal", escape=lambda text, width=None: str(text) if width is None else clip(text, width)
+)
 
 
 def _rates(s: ScenarioResult) -> str:
@@ -41,7 +43,7 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
         (
             "scenario",
             "verdict",
-            "baseline -> candidate" if results.kind != "run" else "passed",
+            "baseline -> candidate" if results.kind not in ("run", "analyze") else "passed",
             "used/run/fixed-n",
             "tokens",
             "USD (vs fixed-n)",
@@ -91,7 +93,9 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
     for section in (s for s in sections if s.place == "cost"):
         lines.extend(section.paragraphs)
     if total["usd"] is not None:
-        lines.append(f"cost: ${total['usd']:.4f}{extra_cost(sections, TERMINAL.usd)} at the configured prices")
+        lines.append(
+            f"cost: ${total['usd']:.4f}{extra_cost(sections, TERMINAL.usd)} at the configured prices"
+        )
     for note in [*results.notes, *warnings]:
         lines.append(f"note: {note}")
     return "\n".join(lines)

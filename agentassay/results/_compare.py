@@ -41,7 +41,8 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
     counts = base.baseline_counts()
     names = tuple(s.name for s in cand.scenarios)
     m = len(names)
-    plan = GatePlan(settings, names, baseline=base)
+    sections = {"proxy": cand.proxy, "shard": cand.shard, "coverage": cand.coverage, **cand.sections}
+    plan = GatePlan(settings, names, baseline=base, sections=sections)
     hooks = (plugins or default_plugins()).for_plan(plan)
     hooks.call("agentassay_plan", plan=plan)
     verdicts = {}
@@ -49,11 +50,16 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
     for s in cand.scenarios:
         scenario = Scenario(s.name, s.input, threshold=s.threshold)
         level = {"scenarios": m, "baseline": counts.get(s.name), "regression": True}
-        verdicts[s.name] = replay(monitor_for(scenario, settings, **level, share=plan.taken(s.name)), s.outcomes)
+        verdicts[s.name] = replay(
+            monitor_for(scenario, settings, **level, share=plan.taken(s.name)), s.outcomes
+        )
         fixed_n[s.name] = fixed_n_equivalent(scenario, settings, **level)
-    sections = {"proxy": cand.proxy, "shard": cand.shard, "coverage": cand.coverage, **cand.sections}
     candidate = Candidate({s.name: s.trials for s in cand.scenarios}, sections)
-    evidence = [e for found in hooks.call("agentassay_scenario_evidence", plan=plan, candidate=candidate) for e in found]
+    evidence = [
+        e
+        for found in hooks.call("agentassay_scenario_evidence", plan=plan, candidate=candidate)
+        for e in found
+    ]
     final, decision = decide(verdicts, settings, evidence=evidence)
     notes = baseline_notes(base, list(names), cand.suite.get("name"))
     dropped = [s.name for s in base.scenarios if cand.scenario(s.name) is None]

@@ -171,7 +171,9 @@ def _merge_proxy(ordered: Sequence[tuple[Results, str]]) -> dict[str, Any] | Non
             if key in _PROXY_MAPS:
                 out[key] = None if mine is None and theirs is None else {**(mine or {}), **(theirs or {})}
             elif key in _PROXY_SUMS:
-                out[key] = None if mine is None and theirs is None else round((mine or 0.0) + (theirs or 0.0), 6)
+                out[key] = (
+                    None if mine is None and theirs is None else round((mine or 0.0) + (theirs or 0.0), 6)
+                )
             elif key == "notes":
                 out[key] = list(dict.fromkeys([*(mine or ()), *(theirs or ())]))
             elif mine != theirs:
@@ -184,17 +186,28 @@ def _merge_proxy(ordered: Sequence[tuple[Results, str]]) -> dict[str, Any] | Non
 
 
 def _merge_sections(ordered: Sequence[tuple[Results, str]], notes: list[str]) -> dict[str, Any]:
-    """Plugins' sections: kept when every shard holds the same one; otherwise dropped, with a note (a
-    per-scenario section cannot be merged without its plugin)."""
+    """Plugins' sections: equal values kept, mappings merged key by key (a section per scenario holds each
+    shard's scenarios under disjoint keys), and a real conflict dropped with a note."""
     keys = {k for r, _ in ordered for k in r.sections}
     out = {}
     for key in sorted(keys):
-        values = [r.sections.get(key) for r, _ in ordered]
-        if all(v == values[0] for v in values):
-            out[key] = values[0]
-        else:
-            notes.append(f"results section '{key}' differs between shards and was left out of the merge")
+        values = [r.sections[key] for r, _ in ordered if key in r.sections]
+        try:
+            out[key] = _union(values, key)
+        except ValueError as exc:
+            notes.append(f"results section '{key}' could not be merged ({exc}) and was left out")
     return out
+
+
+def _union(values: Sequence[Any], where: str) -> Any:
+    if all(v == values[0] for v in values):
+        return values[0]
+    if all(isinstance(v, dict) for v in values):
+        merged: dict[str, Any] = {}
+        for k in dict.fromkeys(k for v in values for k in v):
+            merged[k] = _union([v[k] for v in values if k in v], f"{where}.{k}")
+        return merged
+    raise ValueError(f"shards disagree on {where}")
 
 
 def _unique(items: Sequence[str]) -> tuple[str, ...]:
@@ -202,25 +215,51 @@ def _unique(items: Sequence[str]) -> tuple[str, ...]:
 
 
 def _rederive_run(
-    scenarios: tuple[ScenarioResult, ...], settings: Settings
-) -> tuple[tuple[ScenarioResult, ...], SuiteDecision]:
+    scenarios: tuple[ScenarioResult, ...],
+    settings: Settings,
+    sections: dict[str, Any],
+    plugins: Plugins | None,
+) -> tuple[tuple[ScenarioResult, ...], SuiteDecision, list[str]]:
     """Replay each scenario's outcomes through the threshold test ``run`` used, at the total m.
 
     The shards already tested at the total m, so this reproduces their verdicts; replaying rather
     than trusting them means the merged decision never depends on what a shard file claims.
-    A warm start is rebuilt from the prior counts the verdict recorded.
+    A warm start is rebuilt from the prior counts the verdict recorded; the plugins' plan and
+    evidence (a run's contracts) are re-derived from the merged sections, as ``compare`` does for a check.
     """
+    from ..gate import Candidate, GatePlan
+    from ..plugins import default_plugins
+
     m = len(scenarios)
+    plan = GatePlan(settings, tuple(s.name for s in scenarios), sections=dict(sections))
+    hooks = (plugins or default_plugins()).for_plan(plan)
+    hooks.call("agentassay_plan", plan=plan)
     verdicts = {}
     fixed_n = {}
     for s in scenarios:
         scenario = Scenario(s.name, s.input, threshold=s.threshold)
         warm = s.verdict.evidence.get("warm_start")
-        prior = BaselineCounts(int(warm["prior_passes"]), int(warm["prior_trials"])) if isinstance(warm, dict) else None
-        verdicts[s.name] = replay(monitor_for(scenario, settings, scenarios=m, prior=prior), s.outcomes)
+        prior = (
+            BaselineCounts(int(warm["prior_passes"]), int(warm["prior_trials"]))
+            if isinstance(warm, dict)
+            else None
+        )
+        monitor = monitor_for(scenario, settings, scenarios=m, prior=prior, share=plan.taken(s.name))
+        verdicts[s.name] = replay(monitor, s.outcomes)
         fixed_n[s.name] = fixed_n_equivalent(scenario, settings, scenarios=m)
-    final, decision = decide(verdicts, settings)
-    return tuple(replace(s, verdict=final[s.name], fixed_n=fixed_n[s.name]) for s in scenarios), decision
+    candidate = Candidate({s.name: s.trials for s in scenarios}, sections)
+    evidence = [
+        e
+        for found in hooks.call("agentassay_scenario_evidence", plan=plan, candidate=candidate)
+        for e in found
+    ]
+    final, decision = decide(verdicts, settings, evidence=evidence)
+    notes = [f.note() for f in hooks.failures]
+    return (
+        tuple(replace(s, verdict=final[s.name], fixed_n=fixed_n[s.name]) for s in scenarios),
+        decision,
+        notes,
+    )
 
 
 def merge_results(
@@ -297,8 +336,11 @@ def merge_results(
         sections=sections,
     )
     if baseline is None:
-        scenarios, decision = _rederive_run(combined.scenarios, combined.settings)
-        return replace(combined, scenarios=scenarios, decision=decision)
+        merged_sections = {"proxy": combined.proxy, "coverage": combined.coverage, **combined.sections}
+        scenarios, decision, failed = _rederive_run(
+            combined.scenarios, combined.settings, merged_sections, plugins
+        )
+        return replace(combined, scenarios=scenarios, decision=decision, notes=(*combined.notes, *failed))
     out = compare_results(baseline, combined, plugins=plugins)
     return replace(
         out,

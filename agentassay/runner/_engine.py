@@ -100,7 +100,6 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-
 class Engine:
     def __init__(
         self,
@@ -181,7 +180,12 @@ class Engine:
             timestamp=_now(),
         )
         try:
-            result = state.evaluator(state.scenario.input, trace)
+            if getattr(state.evaluator, "blocking", False):  # e.g. an LLM judge: off the event loop
+                from ..adapters._threads import call_in_thread
+
+                result = await call_in_thread(state.evaluator, state.scenario.input, trace)
+            else:
+                result = state.evaluator(state.scenario.input, trace)
             passed: bool | None = result.passed
             failures = tuple(result.failures)
         except Exception as exc:  # a broken user check fails the trial, loudly
@@ -285,7 +289,9 @@ class Engine:
                 await asyncio.gather(*pending, return_exceptions=True)
             if self.progress is not None:
                 self.progress.close()
-        return EngineOutcome(self.states, started, _now(), self._stop, aborted, wall_s=time.perf_counter() - t0)
+        return EngineOutcome(
+            self.states, started, _now(), self._stop, aborted, wall_s=time.perf_counter() - t0
+        )
 
 
 def run_engine(engine: Engine, *, handle_signals: bool = True) -> EngineOutcome:
@@ -308,4 +314,3 @@ def run_engine(engine: Engine, *, handle_signals: bool = True) -> EngineOutcome:
                 loop.remove_signal_handler(sig)
 
     return asyncio.run(main())
-

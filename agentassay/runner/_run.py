@@ -13,7 +13,7 @@ import platform
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -39,7 +39,10 @@ def git_commit(folder: Path) -> str | None:
     try:
         out = subprocess.run(
             ["git", "-C", str(folder), "rev-parse", "--short=12", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=False,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -92,6 +95,8 @@ class RunOptions:
     progress: bool = True
     handle_signals: bool = True
     shard: tuple[int, int] | None = None
+    # Trials per scenario at most, below the settings' cap: a replay of recorded traces has this many.
+    limits: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,10 @@ class Run:
         self.adapter: AgentAdapter | None = None
         self.evaluators: dict[str, Evaluator] = {}
         self.plan = GatePlan(
-            suite.settings, tuple(s.name for s in suite.scenarios), baseline=options.baseline, full=options.full
+            suite.settings,
+            tuple(s.name for s in suite.scenarios),
+            baseline=options.baseline,
+            full=options.full,
         )
         self.priors: dict[str, BaselineCounts] = {}  # recorded trials that warm-start a threshold SPRT
         self.states: dict[str, ScenarioState] = {}
@@ -172,7 +180,11 @@ class Run:
         """The run's agent entry point driven by ``model`` (the proxy loads the same agent on another model)."""
         entry, agent = self.options.entry, self.suite.agent
         return load_adapter(
-            entry, factory=agent.factory and entry == agent.entry, model=model, search=self.search, root=self.suite.root
+            entry,
+            factory=agent.factory and entry == agent.entry,
+            model=model,
+            search=self.search,
+            root=self.suite.root,
         )
 
     def phase(
@@ -207,22 +219,30 @@ class Run:
         return run_engine(engine, handle_signals=self.options.handle_signals)
 
     def _finished(self, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
-        self.hooks.call("agentassay_trial_finished", run=self, phase=phase, state=state, outcome=outcome, trace=trace)
+        self.hooks.call(
+            "agentassay_trial_finished", run=self, phase=phase, state=state, outcome=outcome, trace=trace
+        )
 
     # -- what run_suite does, in order -----------------------------------------------------------
     def start(self) -> None:
         """The scenarios' states: each one's test, at the levels the plan left it."""
         s, target, counts = self.settings, self.target_settings, self.counts
         limit = target.trial_cap if s.errors == "fail" else 2 * target.trial_cap
+        limits = self.options.limits or {}
         self.states = {
             sc.name: ScenarioState(
                 sc,
                 self.evaluators[sc.name],
                 monitor_for(
-                    sc, target, scenarios=self.m, baseline=counts.get(sc.name), regression=self.baseline is not None,
-                    share=self.plan.taken(sc.name), prior=self.priors.get(sc.name),
+                    sc,
+                    target,
+                    scenarios=self.m,
+                    baseline=counts.get(sc.name),
+                    regression=self.baseline is not None,
+                    share=self.plan.taken(sc.name),
+                    prior=self.priors.get(sc.name),
                 ),
-                limit,
+                min(limit, limits.get(sc.name, limit)),
                 min_trials=self.plan.min_trials(sc.name),
             )
             for sc in self.scenarios
@@ -231,7 +251,11 @@ class Run:
     def run_target(self) -> None:
         assert self.adapter is not None
         self.target = out = self.phase(
-            "target", self.states, adapter=self.adapter, role=self.role, version=self.version,
+            "target",
+            self.states,
+            adapter=self.adapter,
+            role=self.role,
+            version=self.version,
             planned=len(self.scenarios) * self.settings.trial_cap,
         )
         self.interrupted, self.aborted = out.interrupted, out.aborted
@@ -274,7 +298,9 @@ class Run:
             from ..stats import Decision
 
             names = ", ".join(sorted({f.plugin for f in failures}))
-            self.note(f"a plugin failed ({names}), so its evidence is missing: the deploy needs manual review")
+            self.note(
+                f"a plugin failed ({names}), so its evidence is missing: the deploy needs manual review"
+            )
             return replace(decision, decision=Decision.MANUAL)
         return decision
 
@@ -300,7 +326,11 @@ class Run:
             for name, st in self.states.items()
         )
         assert self.adapter is not None and self.target is not None
-        agent: dict[str, Any] = {"entry": self.options.entry, "version": self.version, "adapter": self.adapter.name}
+        agent: dict[str, Any] = {
+            "entry": self.options.entry,
+            "version": self.version,
+            "adapter": self.adapter.name,
+        }
         try:
             agent["config"] = self.adapter.config()
         except Exception as exc:  # describing the agent must never lose the results
@@ -333,12 +363,16 @@ class OnTrial:
         self.callback = callback
 
     @hookimpl
-    def agentassay_trial_finished(self, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
+    def agentassay_trial_finished(
+        self, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace
+    ) -> None:
         if phase.name == "target":
             self.callback(state, outcome, trace)
 
 
-def hooks_for(run_options: RunOptions, suite: Suite, plugins: Plugins | None, extra: list[tuple[str, Any]]) -> Hooks:
+def hooks_for(
+    run_options: RunOptions, suite: Suite, plugins: Plugins | None, extra: list[tuple[str, Any]]
+) -> Hooks:
     """The plugins a run needs: built-ins its suite and options call for, the installed ones, ``extra``."""
     from ..plugins import default_plugins
 

@@ -7,7 +7,7 @@ lives in runner/_run.py, how evidence becomes verdicts in the gate.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -62,6 +62,7 @@ def run_suite(
     on_trial: Callable[[ScenarioState, TrialOutcome, Trace], None] | None = None,
     shard: tuple[int, int] | None = None,
     plugins: Plugins | None = None,
+    limits: Mapping[str, int] | None = None,
 ) -> RunReport:
     """Run every scenario of ``suite``; with ``baseline``, test each for regression against it.
 
@@ -70,9 +71,21 @@ def run_suite(
     its test decided (recording a strong baseline; the verdict is the one at the decision);
     ``warm_from`` warm-starts the threshold SPRTs; ``shard=(i, n)`` runs scenario ``k`` when
     ``k mod n == i - 1``, at the levels of the whole suite; ``plugins`` (default: the installed ones)
-    add to the built-ins the suite and these options call for.
+    add to the built-ins the suite and these options call for; ``limits`` caps a scenario's trials
+    below the settings' cap (a replay of recorded traces, ``agentassay analyze``).
     """
-    options = RunOptions(entry or suite.agent.entry, baseline, warm_from, store, version, full, progress, handle_signals, shard)
+    options = RunOptions(
+        entry or suite.agent.entry,
+        baseline,
+        warm_from,
+        store,
+        version,
+        full,
+        progress,
+        handle_signals,
+        shard,
+        limits,
+    )
     extra = [("on_trial", OnTrial(on_trial))] if on_trial is not None else []
     hooks = hooks_for(options, suite, plugins, extra)
     run = Run(suite, options, hooks)
@@ -87,10 +100,14 @@ def run_suite(
     run.after_trials(hooks)
     run.add_sections(hooks.call("agentassay_results_sections", run=run))
     verdicts = {name: st.monitor.finish() for name, st in run.states.items()}
-    evidence = [e for found in hooks.call("agentassay_scenario_evidence", plan=run.plan, candidate=run) for e in found]
+    evidence = [
+        e for found in hooks.call("agentassay_scenario_evidence", plan=run.plan, candidate=run) for e in found
+    ]
     final, decision = decide(verdicts, suite.settings, evidence=evidence)
     decision = run.failures_gate(hooks.chain("agentassay_decide", "decision", decision, run=run))
-    return RunReport(run.results(final, decision), run.aborted, run.interrupted, run.target.wall_s if run.target else 0.0)
+    return RunReport(
+        run.results(final, decision), run.aborted, run.interrupted, run.target.wall_s if run.target else 0.0
+    )
 
 
 def _input_errors() -> tuple[type[BaseException], ...]:

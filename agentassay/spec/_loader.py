@@ -177,7 +177,10 @@ def parse_suite(text: str, *, path: Path | None = None, plugin_keys: PluginKeys 
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
-        keys = {w: {**BUILTIN_PLUGIN_KEYS.get(w, {}), **dict((plugin_keys or {}).get(w, {}))} for w in ("suite", "config", "scenario")}
+        keys = {
+            w: {**BUILTIN_PLUGIN_KEYS.get(w, {}), **dict((plugin_keys or {}).get(w, {}))}
+            for w in ("suite", "config", "scenario")
+        }
         parser = _Parser(loader, shown, root, keys)
         suite = parser.suite(node)
     except yaml.MarkedYAMLError as e:
@@ -270,7 +273,9 @@ def _entry_hint(value: str, attr_name: str) -> str:
 class _Parser:
     """Walks composed YAML nodes; every typed read knows its node, hence its line."""
 
-    def __init__(self, loader: yaml.SafeLoader, file: str | None, root: Path | None, plugin_keys: PluginKeys) -> None:
+    def __init__(
+        self, loader: yaml.SafeLoader, file: str | None, root: Path | None, plugin_keys: PluginKeys
+    ) -> None:
         self.loader = loader
         self.file = file
         self.root = root
@@ -448,7 +453,11 @@ class _Parser:
                 expected="a non-empty list of scenarios",
                 got="nothing",
             )
+        suite_judge = "judge" in self.extensions and self.extensions["judge"].value not in (False, None)
         for p in pending:
+            judged_off = "judge" in p.extensions and p.extensions["judge"].value is False
+            if p.no_checks is not None and (not suite_judge or judged_off):
+                raise self.no_checks(p.no_checks, p.key, p)
             self.check_sprt_threshold(p, settings, config_nodes)
         scenarios = self.name_scenarios(pending)
         return Suite(
@@ -549,7 +558,11 @@ class _Parser:
         return cfg
 
     def check_provider(
-        self, cfg: ModelConfig, node: yaml.Node, m: dict[str, tuple[yaml.Node, yaml.Node]], where: str = "model"
+        self,
+        cfg: ModelConfig,
+        node: yaml.Node,
+        m: dict[str, tuple[yaml.Node, yaml.Node]],
+        where: str = "model",
     ) -> None:
         at = m["provider"][1] if "provider" in m else node
         if cfg.provider != "offline" and not cfg.name:
@@ -673,7 +686,9 @@ class _Parser:
             m = self.mapping(vnode, key)
             self.check_keys(m, key, PRICE_KEYS)
             out[str(model)] = {
-                part: self.number(m[part][1], f"{key}.{part}", "USD per million tokens, >= 0", lambda x: x >= 0)
+                part: self.number(
+                    m[part][1], f"{key}.{part}", "USD per million tokens, >= 0", lambda x: x >= 0
+                )
                 if part in m
                 else 0.0
                 for part in PRICE_KEYS
@@ -686,11 +701,15 @@ class _Parser:
             return {field: self.boolean(node, key)}
         m = self.mapping(node, key, f"true, false, or a mapping with {', '.join(keys)}")
         self.check_keys(m, key, keys)
-        out: dict[str, Any] = {field: self.boolean(m["enabled"][1], f"{key}.enabled") if "enabled" in m else True}
+        out: dict[str, Any] = {
+            field: self.boolean(m["enabled"][1], f"{key}.enabled") if "enabled" in m else True
+        }
         for k, (_, vnode) in m.items():
             sub = f"{key}.{k}"
             if k == "shift":
-                out["fingerprint_shift"] = self.number(vnode, sub, "a shift in standard deviations > 0", lambda x: x > 0)
+                out["fingerprint_shift"] = self.number(
+                    vnode, sub, "a shift in standard deviations > 0", lambda x: x > 0
+                )
             elif k == "trials":
                 out["fingerprint_trials"] = None if self.is_null(vnode) else self.integer(vnode, sub, 3)
             elif k == "inflation":
@@ -741,8 +760,10 @@ class _Parser:
                     path = str((self.root / os.path.expanduser(path)).resolve())
                 kw[k] = path
             elif k == "min":
-                kw[k] = None if self.is_null(vnode) else self.number(
-                    vnode, sub, "a coverage between 0 and 1", lambda x: 0.0 <= x <= 1.0
+                kw[k] = (
+                    None
+                    if self.is_null(vnode)
+                    else self.number(vnode, sub, "a coverage between 0 and 1", lambda x: 0.0 <= x <= 1.0)
                 )
             elif k == "state_lambda":
                 kw[k] = self.number(vnode, sub, "a number of abstract states > 0", lambda x: x > 0)
@@ -750,15 +771,22 @@ class _Parser:
                 items = vnode.value if isinstance(vnode, yaml.SequenceNode) else None
                 if items is None:
                     raise self.expected(vnode, sub, "a list of model names", self.value(vnode))
-                kw[k] = tuple(self.string(i, f"{sub}[{n}]", "a model name", nonempty=True) for n, i in enumerate(items))
+                kw[k] = tuple(
+                    self.string(i, f"{sub}[{n}]", "a model name", nonempty=True) for n, i in enumerate(items)
+                )
             elif k == "weights":
-                wm = self.mapping(vnode, sub, f"a mapping from {', '.join(COVERAGE_DIMENSIONS)} to weights >= 0")
+                wm = self.mapping(
+                    vnode, sub, f"a mapping from {', '.join(COVERAGE_DIMENSIONS)} to weights >= 0"
+                )
                 self.check_keys(wm, sub, COVERAGE_DIMENSIONS)
                 weights = {
-                    d: self.number(wv, f"{sub}.{d}", "a weight >= 0", lambda x: x >= 0) for d, (_, wv) in wm.items()
+                    d: self.number(wv, f"{sub}.{d}", "a weight >= 0", lambda x: x >= 0)
+                    for d, (_, wv) in wm.items()
                 }
                 if not any(weights.values()):
-                    raise self.err(vnode, sub, "at least one weight must be > 0.", expected="weights", got="all zero")
+                    raise self.err(
+                        vnode, sub, "at least one weight must be > 0.", expected="weights", got="all zero"
+                    )
                 kw[k] = weights
         return CoverageConfig(**kw)
 
@@ -791,7 +819,9 @@ class _Parser:
     def scenario(self, node: yaml.Node, key: str) -> _Pending:
         m = self.mapping(node, key, "a scenario: a mapping with at least `input:`")
         for k, (knode, _) in m.items():
-            if k in CHECK_KINDS:
+            if k in CHECK_KINDS and k not in self.owned(
+                "scenario"
+            ):  # `judge:` here is the LLM judge plugin's
                 where = "`properties:` or `evaluator:`" if k in PROPERTY_CHECKS else "`evaluator:`"
                 raise self.err(knode, f"{key}.{k}", f"'{k}' is a check; put it under {where}.")
         owned = self.owned("scenario")
@@ -815,9 +845,19 @@ class _Parser:
         if "witness" in m and not self.is_null(m["witness"][1]):
             wnode = m["witness"][1]
             if not isinstance(wnode, yaml.SequenceNode):
-                raise self.expected(wnode, f"{key}.witness", "a list of objective ids like 'Reach(faq_agent)'", self.value(wnode))
+                raise self.expected(
+                    wnode,
+                    f"{key}.witness",
+                    "a list of objective ids like 'Reach(faq_agent)'",
+                    self.value(wnode),
+                )
             p.witness = tuple(
-                self.string(i, f"{key}.witness[{n}]", "an objective id like 'UseTool(faq_agent, faq_lookup_tool)'", nonempty=True)
+                self.string(
+                    i,
+                    f"{key}.witness[{n}]",
+                    "an objective id like 'UseTool(faq_agent, faq_lookup_tool)'",
+                    nonempty=True,
+                )
                 for n, i in enumerate(wnode.value)
             )
         if "threshold" in m and not self.is_null(m["threshold"][1]):
@@ -832,24 +872,26 @@ class _Parser:
         if "evaluator" in m:
             eval_checks = self.evaluator(m["evaluator"][1], f"{key}.evaluator", pnodes)
         p.checks = (*eval_checks, *prop_checks)
-        if not p.checks:
-            hint = (
-                " To compare with `expected`, add `evaluator: exact_match`."
-                if "expected" in p.properties
-                else ""
-            )
-            raise self.err(
-                node,
-                key,
-                "scenario has no checks, so every trial would pass. Add `evaluator:` "
-                "(e.g. `evaluator: {contains: refund}`) or a check property ("
-                + ", ".join(PROPERTY_CHECKS)
-                + "); natural-language descriptions alone are not evaluated."
-                + hint,
-                expected="at least one check",
-                got="none",
-            )
+        judged = "judge" in p.extensions and p.extensions["judge"].value not in (False, None)
+        if not p.checks and not judged:
+            p.no_checks = node  # an error unless the suite has a judge (known once the whole file is read)
         return p
+
+    def no_checks(self, node: yaml.Node, key: str, p: _Pending) -> SpecError:
+        hint = (
+            " To compare with `expected`, add `evaluator: exact_match`." if "expected" in p.properties else ""
+        )
+        return self.err(
+            node,
+            key,
+            "scenario has no checks, so every trial would pass. Add `evaluator:` "
+            "(e.g. `evaluator: {contains: refund}`), a check property ("
+            + ", ".join(PROPERTY_CHECKS)
+            + ") or an LLM judge (`judge:`, docs/judge.md); natural-language descriptions alone are not evaluated."
+            + hint,
+            expected="at least one check",
+            got="none",
+        )
 
     def properties(
         self, node: yaml.Node, key: str, p: _Pending, pnodes: dict[str, tuple[yaml.Node, str]]
@@ -1155,3 +1197,4 @@ class _Pending:
         self.descriptions: tuple[str, ...] = ()
         self.checks: tuple[Check, ...] = ()
         self.extensions: dict[str, Extension] = {}
+        self.no_checks: yaml.Node | None = None  # set when only a judge could grade it

@@ -85,9 +85,14 @@ class Check:
 # "Hooks"): {where: {key: plugin}}. Known here, statically, so that reading a suite never has to
 # import a plugin; the plugin is imported only when a suite uses its key.
 BUILTIN_PLUGIN_KEYS: dict[str, dict[str, str]] = {
-    "suite": {"mutation": "mutation"},
+    "suite": {"mutation": "mutation", "contracts": "contracts", "judge": "judge"},
     "config": {"metamorphic": "metamorphic"},
-    "scenario": {"metamorphic": "metamorphic"},
+    "scenario": {
+        "metamorphic": "metamorphic",
+        "contracts": "contracts",
+        "judge": "judge",
+        "match": "analyze",
+    },
 }
 
 

@@ -389,8 +389,12 @@ def structural_coverage(
     *,
     observations: Iterable[Observation] | None = None,
     targeted: Iterable[str] | None = None,
+    labelled: Iterable[tuple[str, Observation]] | None = None,
 ) -> StructuralCoverage:
     """C1–C4 of ``traces`` (each mapped with ``observe(trace, m)``) and/or ready ``observations``.
+
+    ``labelled``: ``(label, observation)`` pairs gathered during a run (``fast_observer(m)(trace)`` with
+    the trace's scenario as label), absorbed in order before ``traces`` — a run keeps these, not its traces.
 
     ``targeted``: the objective ids the tests aimed at (e.g. ``"RestrictTool(faq_agent,
     update_seat)"``); it marks elicited attempts on other edges as off-target and lets ``gaps()``
@@ -416,6 +420,8 @@ def structural_coverage(
         for x in obs.ambiguous:
             ambiguous.setdefault(x, None)
 
+    for label, obs in labelled or ():
+        absorb(obs, label)
     if traces is not None:
         look = fast_observer(m)
         absorbed: set[int] = set()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -40,6 +41,18 @@ CREATE TABLE IF NOT EXISTS trials (
 CREATE INDEX IF NOT EXISTS trials_by_version ON trials (agent_version, scenario, recorded_at);
 CREATE INDEX IF NOT EXISTS trials_by_suite ON trials (suite, scenario, agent_version, recorded_at);
 CREATE INDEX IF NOT EXISTS trials_by_run ON trials (run_id);
+-- The LLM judge's answers (agentassay/judge), one per (rubric, judge model, graded content, repeat):
+-- re-grading recorded traces costs nothing twice. A new table needs no schema bump: older versions
+-- never read it, and CREATE TABLE IF NOT EXISTS adds it to an existing store.
+CREATE TABLE IF NOT EXISTS judge_cache (
+    key           TEXT PRIMARY KEY,
+    grade         TEXT NOT NULL,
+    reason        TEXT,
+    input_tokens  INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    model         TEXT,
+    recorded_at   TEXT NOT NULL
+);
 """
 
 
@@ -78,6 +91,8 @@ class TraceStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        # The judge's cache is read and written from evaluator threads while the loop thread adds trials.
+        self._lock = threading.Lock()
         if str(self.path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -88,7 +103,9 @@ class TraceStore:
             self._db.executescript(_DDL)
             row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a usable AgentAssay trace store ({exc}); delete it or pass another --store path") from exc
+            raise StoreError(
+                f"{self.path}: not a usable AgentAssay trace store ({exc}); delete it or pass another --store path"
+            ) from exc
         if row is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(STORE_SCHEMA_VERSION),))
         elif int(row[0]) == 1:  # same table without fingerprints: add the column, keep every row
@@ -142,7 +159,16 @@ class TraceStore:
         )
         for r in self._db.execute(sql, tuple(params)):
             yield StoredTrial(
-                r[0], r[1], r[2], r[3], r[4], r[5], r[6], None if r[7] is None else bool(r[7]), r[8], r[9],
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                None if r[7] is None else bool(r[7]),
+                r[8],
+                r[9],
                 Trace.from_dict(json.loads(r[10])),
                 None if r[11] is None else json.loads(r[11]),
             )
@@ -193,6 +219,37 @@ class TraceStore:
 
     def run(self, run_id: str) -> list[StoredTrial]:
         return list(self._rows("run_id = ?", [run_id], "ORDER BY scenario, trial"))
+
+    # -- the judge's cache ---------------------------------------------------------------------
+    def judge_get(self, key: str) -> tuple[Any, str | None, int, int] | None:
+        """A cached judge answer: (grade, reason, input tokens, output tokens), or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT grade, reason, input_tokens, output_tokens FROM judge_cache WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else (json.loads(row[0]), row[1], int(row[2]), int(row[3]))
+
+    def judge_put(
+        self,
+        key: str,
+        grade: Any,
+        reason: str | None,
+        *,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        model: str | None = None,
+    ) -> None:
+        """Keep one judge answer; the first answer for a key wins (a key is graded once)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO judge_cache (key, grade, reason, input_tokens, output_tokens, model, recorded_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, json.dumps(grade), reason, input_tokens, output_tokens, model, _now()),
+            )
+
+    def judge_count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM judge_cache").fetchone()[0])
 
     # -- lifecycle -----------------------------------------------------------------------------
     def close(self) -> None:

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,55 @@ def test_help_is_fast_and_imports_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+GATED_AGENT = """\
+import os, pathlib, time
+
+# Importing this agent blocks until the test says go: the run is then inside start-up, before any trial.
+pathlib.Path(os.environ["AGENT_IMPORTING"]).write_text("importing")
+while not pathlib.Path(os.environ["AGENT_GO"]).exists():
+    time.sleep(0.01)
+
+
+def agent(text: str) -> str:
+    return "ok"
+"""
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_before_the_first_trial_writes_zero_trials_marked_interrupted(
+    sig: signal.Signals, code: int, tmp_path: Path
+) -> None:
+    (tmp_path / "gated_agent.py").write_text(GATED_AGENT)
+    suite = write_suite(tmp_path, GOOD.format(agent="x", trials=20, timeout=5).replace("fixture_agents:x", "gated_agent:agent"))
+    importing, go, out_file = tmp_path / "importing", tmp_path / "go", tmp_path / "r.json"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)]),
+        "AGENT_IMPORTING": str(importing),
+        "AGENT_GO": str(go),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentassay", "run", str(suite), "-o", str(out_file), "--store", str(tmp_path / "t.db")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+    )
+    try:
+        while not importing.exists():  # an observable event: the run is loading the agent, no trial has run
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.01)  # polling for the event, not a timed wait
+        proc.send_signal(sig)  # delivered (its handler runs) before the import's next look for `go`
+        go.write_text("go")
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert "before the first trial: nothing ran" in err and "records zero trials" in err
+    data = json.loads(out_file.read_text())
+    assert data["interrupted"] is True
+    assert [len(s["trials"]) for s in data["scenarios"]] == [0, 0]
+    assert any(f"interrupted by {sig.name}" in n for n in data["notes"])
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

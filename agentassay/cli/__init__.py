@@ -8,7 +8,9 @@ frameworks are imported inside the commands so that ``agentassay --help`` stays 
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 
 import click
 
@@ -44,8 +46,19 @@ for _command in (
     cli.add_command(_command)
 
 
+class _Terminated(BaseException):
+    """SIGTERM outside a run (start-up, reading files): ended like Ctrl-C, with exit code 143."""
+
+
+def _on_term(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the CLI and turns every outcome into a documented exit code."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_term)
     try:
         rv = cli.main(args=argv, prog_name="agentassay", standalone_mode=False)
     except click.UsageError as e:
@@ -54,9 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         e.show()
         return EXIT_USAGE
-    except click.Abort:
-        click.echo("Aborted.", err=True)
-        return 130
+    except (click.Abort, _Terminated) as e:
+        # A run latches signals from its start (results marked interrupted); this is a signal before it.
+        click.echo("interrupted before any trial ran: nothing was measured and no results file was written", err=True)
+        return 143 if isinstance(e, _Terminated) else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return rv if isinstance(rv, int) else 0
 
 

@@ -79,6 +79,9 @@ def _emit(
         click.echo(f"results written to {output}", err=True)
     if report.aborted:
         click.echo(f"error: {report.aborted}", err=True)
+    elif report.interrupted and not any(s.trials for s in results.scenarios):
+        kept = f"; {output} records zero trials, marked interrupted" if output is not None else ""
+        click.echo(f"interrupted by {report.interrupted} before the first trial: nothing ran{kept}", err=True)
     elif report.interrupted:
         click.echo(f"interrupted by {report.interrupted}: results so far were kept", err=True)
     return int(report.exit_code)

@@ -20,6 +20,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from typing import Any
 
 from ..adapters import AgentAdapter, AgentRunError
 from ..adapters._base import describe_exception as _describe
@@ -299,18 +300,21 @@ def run_engine(engine: Engine, *, handle_signals: bool = True) -> EngineOutcome:
 
     async def main() -> EngineOutcome:
         loop = asyncio.get_running_loop()
-        installed = []
+        installed: list[tuple[signal.Signals, Any]] = []
         if handle_signals:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 try:
+                    previous = signal.getsignal(sig)
                     loop.add_signal_handler(sig, engine.stop, sig.name)
-                    installed.append(sig)
+                    installed.append((sig, previous))
                 except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
                     pass
         try:
             return await engine.run()
         finally:
-            for sig in installed:
+            for sig, previous in installed:
                 loop.remove_signal_handler(sig)
+                if previous is not None:  # asyncio resets to the default; the run's latch comes back
+                    signal.signal(sig, previous)
 
     return asyncio.run(main())

@@ -29,6 +29,7 @@ from ..spec import ModelConfig, Scenario, Suite
 from ..traces import Trace, TraceStore
 from ._engine import Engine, EngineOutcome, ScenarioState, run_engine
 from ._progress import Progress
+from ._signals import SignalLatch
 
 if TYPE_CHECKING:
     from ..gate import ScenarioVerdict
@@ -115,8 +116,9 @@ class Phase:
 class Run:
     """What every hook of a run sees. Plugins read it and add to it (notes, sections, holds)."""
 
-    def __init__(self, suite: Suite, options: RunOptions, hooks: Hooks) -> None:
+    def __init__(self, suite: Suite, options: RunOptions, hooks: Hooks, latch: SignalLatch | None = None) -> None:
         self.suite = suite
+        self.latch = latch  # a signal that came while no trial ran: the next phase starts none
         self.options = options
         self.hooks = hooks
         self.settings = suite.settings
@@ -216,6 +218,8 @@ class Run:
             on_trial=lambda st, outcome, trace: self._finished(phase, st, outcome, trace),
             may_start=lambda: self.held is None,
         )
+        if self.latch is not None and self.latch.name:
+            engine.stop(self.latch.name)  # interrupted before this phase: it runs no trial, and says so
         return run_engine(engine, handle_signals=self.options.handle_signals)
 
     def _finished(self, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:

@@ -19,6 +19,7 @@ from ..spec import Suite
 from ..traces import Trace, TraceStore
 from ._engine import ScenarioState
 from ._run import OnTrial, Run, RunOptions, agent_version, git_commit, hooks_for
+from ._signals import SignalLatch
 
 if TYPE_CHECKING:
     from ..plugins import Plugins
@@ -87,27 +88,26 @@ def run_suite(
         limits,
     )
     extra = [("on_trial", OnTrial(on_trial))] if on_trial is not None else []
-    hooks = hooks_for(options, suite, plugins, extra)
-    run = Run(suite, options, hooks)
-    before = _input_errors()
-    hooks.call("agentassay_configure", run=run, propagate=before)
-    run.evaluators = {s.name: build_evaluator(s, file=suite.path, search=run.search) for s in run.scenarios}
-    run.adapter = adapter or run.load_adapter(suite.model)
-    hooks.call("agentassay_plan", plan=run.plan, propagate=before)
-    hooks.call("agentassay_prepare", run=run, propagate=before)
-    run.start()
-    run.run_target()
-    run.after_trials(hooks)
-    run.add_sections(hooks.call("agentassay_results_sections", run=run))
-    verdicts = {name: st.monitor.finish() for name, st in run.states.items()}
-    evidence = [
-        e for found in hooks.call("agentassay_scenario_evidence", plan=run.plan, candidate=run) for e in found
-    ]
-    final, decision = decide(verdicts, suite.settings, evidence=evidence)
-    decision = run.failures_gate(hooks.chain("agentassay_decide", "decision", decision, run=run))
-    return RunReport(
-        run.results(final, decision), run.aborted, run.interrupted, run.target.wall_s if run.target else 0.0
-    )
+    with SignalLatch(handle_signals) as latch:  # a Ctrl-C before the first trial: zero trials, marked
+        hooks = hooks_for(options, suite, plugins, extra)
+        run = Run(suite, options, hooks, latch)
+        before = _input_errors()
+        hooks.call("agentassay_configure", run=run, propagate=before)
+        run.evaluators = {s.name: build_evaluator(s, file=suite.path, search=run.search) for s in run.scenarios}
+        run.adapter = adapter or run.load_adapter(suite.model)
+        hooks.call("agentassay_plan", plan=run.plan, propagate=before)
+        hooks.call("agentassay_prepare", run=run, propagate=before)
+        run.start()
+        run.run_target()
+        run.after_trials(hooks)
+        run.add_sections(hooks.call("agentassay_results_sections", run=run))
+        verdicts = {name: st.monitor.finish() for name, st in run.states.items()}
+        found = hooks.call("agentassay_scenario_evidence", plan=run.plan, candidate=run)
+        evidence = [e for each in found for e in each]
+        final, decision = decide(verdicts, suite.settings, evidence=evidence)
+        decision = run.failures_gate(hooks.chain("agentassay_decide", "decision", decision, run=run))
+        wall_s = run.target.wall_s if run.target else 0.0
+        return RunReport(run.results(final, decision), run.aborted, run.interrupted, wall_s)
 
 
 def _input_errors() -> tuple[type[BaseException], ...]:

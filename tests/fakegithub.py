@@ -29,8 +29,16 @@ Endpoints (paths and field names as on api.github.com; ``Authorization: Bearer T
 - ``GET /_storage/{token}/{id}.zip`` -> the bytes; 400 if an ``Authorization`` header is sent
   (as Azure blob storage does), 403 once the URL is older than ``storage_ttl``, 404 if unknown
 - ``GET|POST /repos/{o}/{r}/issues/{n}/comments`` (list is oldest first, paginated)
-- ``GET|PATCH|DELETE /repos/{o}/{r}/issues/comments/{id}``
+- ``GET|PATCH|DELETE /repos/{o}/{r}/issues/comments/{id}`` (PATCH and DELETE by the comment's author
+  only: 403 "Resource not accessible by integration" for anyone else)
+- ``GET /user``: the token's user; 403 "Resource not accessible by integration" for an installation
+  token (a login ending in ``[bot]``, the default ``github-actions[bot]``), as the workflow token gets
+- ``GET /repos/{o}/{r}/pulls/{n}`` (``add_pull``)
 - ``POST /repos/{o}/{r}/statuses/{sha}``, ``GET /repos/{o}/{r}/commits/{ref}/statuses`` (newest first)
+
+Every token has an identity (``add_token(login=…)``, default ``github-actions[bot]``): comments and
+statuses record it as their author (``user.login`` / ``creator.login``), ``add_comment(login=…)``
+plants one by someone else, and each logged request carries it (``login``).
 
 Auth order: a present but unknown token -> 401 "Bad credentials"; unknown repo (or a private one
 asked anonymously) -> 404; anonymous write or artifact download -> 401 "Requires
@@ -49,7 +57,7 @@ so a shell can poll for it), serves until SIGTERM/SIGINT, and rewrites the state
     {"url": ..., "repos": [<repo json>...],
      "comments": {"octo/app": {"7": [<comment json>...]}},        # oldest first
      "statuses": {"octo/app": {"<sha>": [<status json>...]}},     # newest first
-     "requests": [{"method", "path", "query", "headers", "body", "status", "faulted"}...],
+     "requests": [{"method", "path", "query", "headers", "body", "status", "faulted", "login"}...],
      "faults": [{"method", "path_regex", "status", "remaining", "after_effect"}...]}  # pending
 
 e.g. ``jq '.comments["octo/app"]["7"] | length' state.json``.
@@ -157,7 +165,8 @@ class LoggedRequest:
     """One request as the server saw it; unpacks as ``(method, path, headers, body)``.
 
     ``path`` is percent-decoded and without the query string (that is ``query``); ``body`` is
-    the request body decoded as UTF-8; ``status`` is what was answered (0: connection dropped).
+    the request body decoded as UTF-8; ``status`` is what was answered (0: connection dropped);
+    ``login`` is the identity of the request's token.
     """
 
     method: str
@@ -167,6 +176,7 @@ class LoggedRequest:
     query: str = ""
     status: int = 0
     faulted: bool = False
+    login: str = ""  # whom the request's token belongs to ("" anonymous or unknown)
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.method, self.path, self.headers, self.body))
@@ -174,7 +184,7 @@ class LoggedRequest:
     def to_json(self) -> dict[str, Any]:
         return {"method": self.method, "path": self.path, "query": self.query,
                 "headers": dict(self.headers), "body": self.body, "status": self.status,
-                "faulted": self.faulted}
+                "faulted": self.faulted, "login": self.login}
 
 
 @dataclass
@@ -392,12 +402,15 @@ class FakeGitHub:
             ``Authorization`` as it does for the real api.github.com -> blob storage hop.
         state_file: if set, the state (see ``state()``) is rewritten there after every request.
         verbose: log each request to stderr.
+        clock: the time source for the storage URLs' expiry (``time.monotonic``); a test passes its own
+            clock to expire a URL by advancing it, never by sleeping.
     """
 
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, storage_ttl: float = 60.0,
                  storage_host: str | None = None, state_file: str | os.PathLike[str] | None = None,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         self.host = host
+        self.clock = clock
         self.storage_ttl = storage_ttl
         self.storage_host = storage_host
         self.state_file = Path(state_file) if state_file is not None else None
@@ -636,6 +649,10 @@ class FakeGitHub:
         with self._lock:
             _write_atomic(self.state_file, json.dumps(self.state(), indent=1))
 
+    def _token_of(self, auth: str) -> _Token | None:
+        scheme, _, tok = auth.strip().partition(" ")
+        return self._tokens.get(tok.strip()) if scheme.lower() in ("bearer", "token") else None
+
     def _take_fault(self, method: str, path: str) -> Fault | None:
         for fault in self._faults:
             if fault.matches(method, path):
@@ -671,9 +688,12 @@ class FakeGitHub:
                 resp = fault.response()
             if resp is not None:
                 resp.headers = {**self._common_headers(req), **resp.headers}
+            auth = req.headers.get("authorization")
+            token = self._token_of(auth) if auth else None
             self._log.append(LoggedRequest(req.method, req.path, req.headers,
                                            req.body.decode("utf-8", "replace"), req.query,
-                                           resp.status if resp else 0, fault is not None))
+                                           resp.status if resp else 0, fault is not None,
+                                           token.login if token else ""))
             if self.verbose:
                 print(f"fakegithub: {req.method} {req.raw_path} -> {resp.status if resp else 'dropped'}"
                       f"{' (fault)' if fault else ''}", file=sys.stderr, flush=True)
@@ -690,10 +710,11 @@ class FakeGitHub:
                 return handler(self, ctx)
             auth = req.headers.get("authorization")
             if auth is not None:
-                scheme, _, tok = auth.strip().partition(" ")
-                ctx.token = self._tokens.get(tok.strip()) if scheme.lower() in ("bearer", "token") else None
+                ctx.token = self._token_of(auth)
                 if ctx.token is None:
                     return _error(401, "Bad credentials")
+            if kind == "user":
+                return handler(self, ctx)
             ctx.repo = self._repos.get(f"{ctx.params['owner']}/{ctx.params['repo']}".lower())
             if ctx.repo is None or (ctx.repo.private and ctx.token is None):
                 return _error(404, "Not Found")
@@ -769,7 +790,7 @@ class FakeGitHub:
         if art.expired:
             return _error(410, "Artifact has expired")
         token = secrets.token_urlsafe(24)
-        self._storage[token] = (art.id, time.monotonic())
+        self._storage[token] = (art.id, self.clock())
         base = f"http://{self.storage_host}:{self.port}" if self.storage_host else ctx.base
         return _Response(302, b"", {"Location": f"{base}/_storage/{token}/{art.id}.zip"})
 
@@ -781,7 +802,7 @@ class FakeGitHub:
         entry = self._storage.get(ctx.params["token"])
         if entry is None or entry[0] != int(ctx.params["aid"]) or entry[0] not in self._artifacts:
             return _storage_error(404, "BlobNotFound", "The specified blob does not exist.")
-        if time.monotonic() - entry[1] > self.storage_ttl:
+        if self.clock() - entry[1] > self.storage_ttl:
             return _storage_error(403, "AuthenticationFailed",
                                   "Server failed to authenticate the request. Signed expiry time has passed.")
         art = self._artifacts[entry[0]]
@@ -833,10 +854,19 @@ class FakeGitHub:
             return _error(404, "Not Found")
         return _json(200, c.to_json(ctx.base, ctx.repo.full_name))
 
+    @staticmethod
+    def _not_author(ctx: _Ctx, c: _Comment) -> _Response | None:
+        """Only a comment's author may edit or delete it here (an installation token cannot touch others')."""
+        if ctx.token is None or ctx.token.login.lower() != c.login.lower():
+            return _error(403, "Resource not accessible by integration")
+        return None
+
     def _update_comment(self, ctx: _Ctx) -> _Response:
         c = self._comment(ctx)
         if c is None or ctx.repo is None:
             return _error(404, "Not Found")
+        if (refused := self._not_author(ctx, c)) is not None:
+            return refused
         body, err = self._comment_body(ctx)
         if err is not None or body is None:
             return err or _error(422, "Validation Failed")
@@ -847,8 +877,18 @@ class FakeGitHub:
         c = self._comment(ctx)
         if c is None:
             return _error(404, "Not Found")
+        if (refused := self._not_author(ctx, c)) is not None:
+            return refused
         del self._comments[c.id]
         return _Response(204)
+
+    def _get_user(self, ctx: _Ctx) -> _Response:
+        """``GET /user``: a user token's login; refused to an installation token (a ``[bot]`` login), as on GitHub."""
+        if ctx.token is None:
+            return _error(401, "Requires authentication")
+        if ctx.token.login.endswith("[bot]"):
+            return _error(403, "Resource not accessible by integration")
+        return _json(200, {**_user(ctx.token.login), "url": f"{ctx.base}/users/{ctx.token.login}"})
 
     def _create_status(self, ctx: _Ctx) -> _Response:
         assert ctx.repo is not None and ctx.token is not None
@@ -873,10 +913,11 @@ class FakeGitHub:
         return _json(200, [s.to_json(ctx.base, ctx.repo.full_name) for s in chunk], headers)
 
 
-# (method, full-path regex, handler, kind); kind: read | write | download | storage
+# (method, full-path regex, handler, kind); kind: read | write | download | storage | user
 _ROUTES: list[tuple[str, re.Pattern[str], _Handler, str]] = [
     (method, re.compile(path), handler, kind)
     for method, path, handler, kind in [
+        ("GET", r"/user", FakeGitHub._get_user, "user"),
         ("GET", _OWNER_REPO, FakeGitHub._get_repo, "read"),
         ("GET", _OWNER_REPO + r"/actions/artifacts", FakeGitHub._list_artifacts, "read"),
         ("GET", _OWNER_REPO + r"/actions/artifacts/(?P<aid>\d+)", FakeGitHub._get_artifact, "read"),

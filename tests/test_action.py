@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import struct
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -15,11 +17,24 @@ from typing import Any
 import pytest
 from fakegithub import FakeGitHub
 
-from agentassay.github import run_action
+from agentassay.github import (
+    ClientSettings,
+    GitHubError,
+    connect,
+    run_action,
+    set_status,
+    unpack,
+    upsert_comment,
+)
+from agentassay.github._artifacts import MAX_UNPACKED_BYTES, BaselineError
+from agentassay.reports import MARKER
 from agentassay.results import load_results
 
 REPO, REPO_ID, PR = "octo/app", 101, 7
 TOKEN, READ_TOKEN = "ghs_writetoken123456", "ghs_readtoken1234567"
+USER_TOKEN = "ghp_usertoken12345678"  # a personal token: GET /user names its user
+# Tests never wait: no back-off, Retry-After capped at 0 s, no pacing. Production keeps ClientSettings().
+FAST = ClientSettings(backoff_factor=0.0, max_wait=0.0, pacing=False)
 
 AGENT = '''\
 import random
@@ -109,7 +124,7 @@ class Workspace:
             **{f"INPUT_{k.upper().replace('_', '-')}": v for k, v in inputs.items()},
         }
         out = io.StringIO()
-        code = run_action(env, stdout=out)
+        code = run_action(env, stdout=out, github_settings=FAST)
         return code, out.getvalue()
 
     @property
@@ -135,6 +150,7 @@ def gh() -> Any:
         server.add_repo(REPO, id=REPO_ID, default_branch="main")
         server.add_token(TOKEN, write=True)
         server.add_token(READ_TOKEN, write=False)
+        server.add_token(USER_TOKEN, write=True, login="octocat")
         yield server
 
 
@@ -163,6 +179,10 @@ def _comments(gh: FakeGitHub) -> list[dict[str, Any]]:
 
 def _writes(gh: FakeGitHub) -> list[Any]:
     return [r for r in gh.requests if r.method in ("POST", "PATCH")]
+
+
+def _posts(gh: FakeGitHub, path: str) -> list[Any]:
+    return [r for r in gh.requests if r.method == "POST" and r.path == path]
 
 
 def test_first_run_without_baseline_is_record_only(ws: Workspace, gh: FakeGitHub) -> None:
@@ -216,8 +236,89 @@ def test_regression_fails_and_the_second_run_updates_the_same_comment(recorded: 
 
 def test_a_lost_comment_response_does_not_duplicate_the_comment(recorded: Workspace, gh: FakeGitHub) -> None:
     gh.fail_next("POST", rf"/repos/{REPO}/issues/{PR}/comments", 502, after_effect=True)
-    recorded.run()
+    code, out = recorded.run()
+    assert code == 0 and "could not post" not in out
     assert len(_comments(gh)) == 1
+    assert len(_posts(gh, f"/repos/{REPO}/issues/{PR}/comments")) == 1  # found again, not resent
+    assert recorded.outputs["comment-url"] == _comments(gh)[0]["html_url"]
+
+
+def test_a_post_is_never_resent_even_on_a_5xx(gh: FakeGitHub) -> None:
+    """The retry policy resends idempotent requests only: one POST per comment or status, whatever the answer."""
+    client = connect(gh.url, TOKEN, FAST)
+    comments_path, status_path = f"/repos/{REPO}/issues/{PR}/comments", f"/repos/{REPO}/statuses/abc"
+    gh.fail_next("POST", comments_path, 502)  # refused before any effect: nothing landed
+    with pytest.raises(GitHubError) as err:
+        upsert_comment(client, REPO, PR, f"report {MARKER}", MARKER, author="github-actions[bot]")
+    assert err.value.status == 502 and _comments(gh) == []
+    assert len(_posts(gh, comments_path)) == 1
+    gh.fail_next("POST", status_path, 503, headers={"Retry-After": "1"})
+    with pytest.raises(GitHubError):
+        set_status(client, REPO, "abc", "success", description="d", context="agentassay")
+    assert len(_posts(gh, status_path)) == 1 and gh.statuses(REPO, "abc") == []
+    # The same faults on idempotent requests are retried (GET listing, PATCH of our comment).
+    made = upsert_comment(client, REPO, PR, f"report {MARKER}", MARKER, author="github-actions[bot]")
+    gh.fail_next("GET", comments_path, 502)
+    gh.fail_next("PATCH", rf"/repos/{REPO}/issues/comments/\d+", 503)
+    again = upsert_comment(client, REPO, PR, f"report 2 {MARKER}", MARKER, author="github-actions[bot]")
+    assert again.id == made.id and [c["body"] for c in _comments(gh)] == [f"report 2 {MARKER}"]
+    patches = [r.status for r in gh.requests if r.method == "PATCH"]
+    assert patches == [503, 200] and len(_posts(gh, comments_path)) == 2  # 1 refused + 1 made
+    # The connection dropped after the comment was made: no answer, no resend, the landed one found.
+    other = f"/repos/{REPO}/issues/8/comments"
+    gh.fail_next("POST", other, 0, after_effect=True)
+    landed = upsert_comment(client, REPO, 8, f"report {MARKER}", MARKER, author="github-actions[bot]")
+    assert [c["id"] for c in gh.comments(REPO, 8)] == [landed.id] and len(_posts(gh, other)) == 1
+
+
+def test_a_marker_planted_by_someone_else_is_left_alone(recorded: Workspace, gh: FakeGitHub) -> None:
+    """Anyone can paste the marker first; only comments the token itself wrote are updated."""
+    planted = gh.add_comment(REPO, PR, f"{MARKER}\nnot the real report", login="mallory")
+    code, _ = recorded.run()
+    assert code == 0
+    first, ours = _comments(gh)
+    assert first == planted  # untouched: same body, same updated_at
+    assert ours["user"]["login"] == "github-actions[bot]" and MARKER in ours["body"]
+    assert recorded.outputs["comment-url"] == ours["html_url"]
+
+    recorded.version("v2")
+    code, _ = recorded.run()
+    assert code == 1
+    first, again = _comments(gh)
+    assert first == planted
+    assert again["id"] == ours["id"] and again["body"] != ours["body"] and "BLOCK" in again["body"]
+    touched = {r.path for r in gh.requests if r.method in ("PATCH", "DELETE")}
+    assert touched == {f"/repos/{REPO}/issues/comments/{ours['id']}"}
+    assert all(r.login == "github-actions[bot]" for r in gh.requests if r.method in ("POST", "PATCH"))
+
+
+def test_a_personal_token_updates_its_own_comment_not_the_bots(recorded: Workspace, gh: FakeGitHub) -> None:
+    bots = gh.add_comment(REPO, PR, f"{MARKER} from the workflow token")  # github-actions[bot]
+    code, _ = recorded.run(token=USER_TOKEN)
+    assert code == 0
+    assert any(r.path == "/user" and r.status == 200 for r in gh.requests)
+    first, ours = _comments(gh)
+    assert first == bots and ours["user"]["login"] == "octocat"
+    recorded.run(token=USER_TOKEN)
+    assert [c["id"] for c in _comments(gh)] == [bots["id"], ours["id"]]
+    # The comment-author input names the identity outright (a GitHub App's bot, say): no GET /user.
+    gh.clear_requests()
+    recorded.run(comment_author="github-actions[bot]")
+    assert [c["id"] for c in _comments(gh)] == [bots["id"], ours["id"]]
+    assert _comments(gh)[0]["body"] != bots["body"]  # the bot's own comment, updated
+    assert not any(r.path == "/user" for r in gh.requests)
+
+
+def test_a_refused_update_falls_back_to_a_new_comment(recorded: Workspace, gh: FakeGitHub) -> None:
+    recorded.run()
+    [ours] = _comments(gh)
+    gh.fail_next("PATCH", rf"/repos/{REPO}/issues/comments/{ours['id']}", 403)
+    code, out = recorded.run()
+    assert code == 0 and f"could not update our earlier comment {ours['id']}" in out
+    old, new = _comments(gh)
+    assert old["id"] == ours["id"] and recorded.outputs["comment-url"] == new["html_url"]
+    recorded.run()  # the newest of ours is the one updated from now on
+    assert [c["id"] for c in _comments(gh)] == [old["id"], new["id"]]
 
 
 def test_fork_pull_request_writes_nothing_and_keeps_the_summary(recorded: Workspace, gh: FakeGitHub) -> None:
@@ -341,3 +442,68 @@ def test_fork_results_published_by_workflow_run_go_to_the_verified_pr(recorded: 
     gh.add_pull(REPO, 8, "othersha")
     code, out = publish()
     assert "not at the tested commit" in out and gh.comments(REPO, 8) == []
+
+
+def _bomb(declared: int, members: int = 2) -> bytes:
+    """A tiny zip whose headers declare ``declared`` bytes per member (sizes patched, as a hostile one would)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for i in range(members):
+            zf.writestr(f"part{i}.bin", b"\0" * 1024)
+    data = bytearray(buf.getvalue())
+    for sig, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):  # local and central headers
+        start = 0
+        while (at := data.find(sig, start)) >= 0:
+            struct.pack_into("<I", data, at + offset, declared)
+            start = at + 4
+    return bytes(data)
+
+
+def test_a_zip_bomb_baseline_is_refused_with_nothing_written(ws: Workspace, gh: FakeGitHub) -> None:
+    bomb = _bomb(0xF0000000)  # two members of 4,026,531,840 bytes each: 8 GB declared
+    assert len(bomb) < 1024 * 1024
+    with zipfile.ZipFile(io.BytesIO(bomb)) as zf:
+        assert sum(i.file_size for i in zf.infolist()) > 4 * 10**9
+    gh.add_artifact(REPO, "agentassay-baseline", bomb, head_branch="main", head_repository_id=REPO_ID,
+                    created_at="2026-11-20T10:00:00Z")
+    code, out = ws.run()
+    assert code == 0 and ws.outputs["mode"] == "record-only"
+    assert f"over the limit of {MAX_UNPACKED_BYTES:,} bytes (MAX_UNPACKED_BYTES)" in out
+    assert "over the limit of" in _comments(gh)[0]["body"]  # the warning reaches the comment too
+    assert [p.name for p in ws.temp.iterdir() if "baseline" in p.name] == []  # nothing extracted, no staging left
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (_zip({f"f{i}": b"" for i in range(6)} | {"results.json": b"{}"}), "7 members, over the limit of 5"),
+        (_zip({"results.json": b"x" * 5000}), "declares 5,000 bytes uncompressed, over the limit of 4,096"),
+        (_zip({"results.json": b"{}", "../evil": b"x"}), "unsafe path: '../evil'"),
+        (_zip({"results.json": b"{}", "/abs/evil": b"x"}), "unsafe path: '/abs/evil'"),
+        (_bomb(10, members=1), "not a valid zip"),  # declares less than it inflates to: rejected, not trusted
+        (_zip({"notes.txt": b"x"}), "no results.json"),
+    ],
+)
+def test_unpack_refuses_what_it_cannot_trust_and_writes_nothing(tmp_path: Path, data: bytes, words: str) -> None:
+    parent = tmp_path / "runner-temp"
+    dest = parent / "agentassay-baseline"
+    with pytest.raises(BaselineError, match=re.escape(words)):
+        unpack(data, dest, max_bytes=4096, max_members=5)
+    assert not dest.exists() and not (tmp_path / "evil").exists() and not Path("/abs/evil").exists()
+    assert not parent.exists() or list(parent.iterdir()) == []  # no staging folder left either
+
+
+def test_unpack_replaces_an_earlier_baseline(tmp_path: Path) -> None:
+    dest = tmp_path / "agentassay-baseline"
+    unpack(_zip({"old/results.json": b"1", "stale.txt": b"x"}), dest)
+    found = unpack(_zip({"results.json": b"2"}), dest)
+    assert found == dest / "results.json" and found.read_text() == "2"
+    assert sorted(p.name for p in dest.iterdir()) == ["results.json"]

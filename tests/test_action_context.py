@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import pytest
 
 from agentassay.github import ActionContext, ActionInputError, Inputs
 from agentassay.github._action import _escape_command
-from agentassay.github._client import _wait_s
+from agentassay.github._client import ClientSettings, retry_policy
 
 
 def _pr_event(*, fork: bool = False) -> dict[str, Any]:
@@ -83,15 +85,33 @@ def test_workflow_commands_cannot_be_ended_by_a_message() -> None:
     assert _escape_command("50%\n::error::x") == "50%25%0A::error::x"
 
 
-class _Resp:
-    def __init__(self, status: int, headers: dict[str, str]) -> None:
-        self.status_code, self.headers = status, headers
+def test_retry_policy_resends_only_idempotent_methods() -> None:
+    retry = retry_policy()
+    assert not any(retry.is_retry("POST", status) for status in (429, 500, 502, 503))
+    for method in ("GET", "PATCH", "PUT", "DELETE"):
+        assert retry.is_retry(method, 502) and retry.is_retry(method, 429)
+    assert not retry.is_retry("GET", 404) and not retry.is_retry("GET", 422)
+    assert retry.is_retry("GET", 403)  # then PyGithub's GithubRetry retries it only if it is a rate limit
 
 
-def test_retry_waits_follow_github_rate_limit_headers() -> None:
-    assert _wait_s(_Resp(429, {"Retry-After": "3"}), 1) == 3.0  # type: ignore[arg-type]
-    assert _wait_s(_Resp(403, {"Retry-After": "2"}), 1) == 2.0  # type: ignore[arg-type]
-    assert _wait_s(_Resp(403, {}), 1) is None  # a permission error: retrying cannot help
-    assert _wait_s(_Resp(404, {}), 1) is None  # type: ignore[arg-type]
-    assert _wait_s(_Resp(502, {}), 2) == 4.0  # type: ignore[arg-type]
-    assert _wait_s(_Resp(429, {"Retry-After": "3600"}), 1) == 60.0  # type: ignore[arg-type]
+def test_retry_waits_are_capped_by_the_settings() -> None:
+    retry = retry_policy(ClientSettings(max_wait=60.0))
+    assert retry.max_rate_limit_wait == 60.0 and retry.secondary_rate_wait == 60.0
+    assert getattr(retry, "retry_after_max", 60) == 60 and getattr(retry, "backoff_max", 60.0) == 60.0
+    quick = retry_policy(ClientSettings(max_wait=0.0, backoff_factor=0.0))
+    assert quick.max_rate_limit_wait == 0.0 and quick.backoff_factor == 0.0
+
+
+def test_pygithub_is_imported_only_when_a_client_is_made() -> None:
+    """``agentassay --help`` and ``import agentassay.github`` stay fast: PyGithub loads in ``connect``."""
+    code = (
+        "import sys, contextlib, agentassay.github\n"
+        "from agentassay.cli import main\n"
+        "sys.argv = ['agentassay', '--help']\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(None): main()\n"
+        "assert 'github' not in sys.modules, 'PyGithub imported'\n"
+        "agentassay.github.connect('https://ghe.example.com/api/v3', 't')\n"
+        "assert 'github' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

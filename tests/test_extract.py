@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from agents import (
     function_tool,
     handoff,
 )
+from sdk_examples.financial_research_agent.agents.writer_agent import writer_agent
+from sdk_examples.financial_research_agent.manager import FinancialResearchManager
 
 from agentassay.adapters._offline import Behaviour, OfflineModel
 from agentassay.adapters._resolve import AgentLoadError
@@ -484,3 +487,220 @@ def test_non_agent_objects_are_refused_with_what_is_accepted(target: object, kin
     assert f"the target is {kind};" in message
     assert "accepts an OpenAI Agents SDK Agent, or a class" in message
     assert isinstance(info.value, ValueError)
+
+
+# -- the Agents SDK's own examples (issue 17): the coverage paper's Table I -----------------------
+# tests/sdk_examples vendors them (MIT, openai/openai-agents-python@1332083; see its __init__.py).
+SDK_EXAMPLES = {
+    "customer_service": "sdk_examples.customer_service.main:triage_agent",
+    "research_bot": "sdk_examples.research_bot.manager:ResearchManager",
+    "financial_research_agent": "sdk_examples.financial_research_agent.manager:FinancialResearchManager",
+}
+# Table I of Kahani & Bagherzadeh: Ag, Tl, Al, Re, De
+TABLE_I = {
+    "customer_service": (3, 2, 2, 4, 4),
+    "research_bot": (4, 4, 4, 12, 3),
+    "financial_research_agent": (7, 7, 7, 42, 6),
+}
+# ours where they differ (tools, allowed, restricted): docs/coverage.md, "Counting"
+OURS = {"customer_service": (2, 2, 4), "research_bot": (1, 1, 2), "financial_research_agent": (1, 1, 5)}
+
+
+def table_i_counts(m: Manifest) -> tuple[int, int, int, int, int]:
+    """Table I's counting rebuilt from our manifest (docs/coverage.md, "Counting"): every agent a
+    coordinator runs and every ``as_tool`` is also a tool and an allowed edge of its caller, and
+    the closed world spans every agent × tool pair, the coordinator's included."""
+    agent_tools = [d for d in m.delegations if d.via in ("call", "as_tool")]
+    tools, allowed = len(m.tools) + len(agent_tools), len(m.allow) + len(agent_tools)
+    return len(m.agents), tools, allowed, len(m.agents) * tools - allowed, len(m.delegations)
+
+
+@pytest.mark.parametrize("example", sorted(SDK_EXAMPLES))
+def test_agentassay_manifest_on_the_sdk_examples_gives_table_i(
+    example: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentassay.cli import main
+
+    monkeypatch.chdir(ROOT / "tests")  # the CLI imports entry points from the working directory
+    assert main(["manifest", SDK_EXAMPLES[example], "--json"]) == 0
+    out, err = capsys.readouterr()
+    counts = json.loads(out)["counts"]
+    agents, *_, delegations = TABLE_I[example]
+    assert (counts["agents"], counts["delegations"]) == (agents, delegations)
+    assert (counts["tools"], counts["allowed"], counts["restricted"]) == OURS[example]
+    m = extract_manifest(SDK_EXAMPLES[example])
+    assert m.system == example
+    assert table_i_counts(m) == TABLE_I[example]
+    assert not [n for n in m.notes if "could not be resolved" in n or "cannot tell" in n]
+    assert f"{agents} reachable agents" in err and f"{delegations} delegations" in err
+
+
+def test_financial_research_writer_is_the_run_time_clone_with_both_analysts() -> None:
+    m = extract_manifest(SDK_EXAMPLES["financial_research_agent"])
+    assert [(a.id, a.kind) for a in m.agents] == [
+        ("financial_research_manager", "coordinator"),
+        ("financialplanneragent", "agent"),
+        ("financialsearchagent", "agent"),
+        ("financialwriteragent", "agent"),
+        ("verificationagent", "agent"),
+        ("fundamentalsanalystagent", "agent"),
+        ("riskanalystagent", "agent"),
+    ]
+    assert m.delegations == (
+        Delegation("financial_research_manager", "financialplanneragent", "call"),
+        Delegation("financial_research_manager", "financialsearchagent", "call"),
+        Delegation("financial_research_manager", "financialwriteragent", "call"),
+        Delegation("financial_research_manager", "verificationagent", "call"),
+        Delegation("financialwriteragent", "fundamentalsanalystagent", "as_tool", "delegate", "fundamentals_analysis"),
+        Delegation("financialwriteragent", "riskanalystagent", "as_tool", "delegate", "risk_analysis"),
+    )
+    assert [(t.id, t.kind) for t in m.tools] == [("web_search", "hosted")]
+    assert m.allow == (("financialsearchagent", "web_search"),)
+    assert writer_agent.tools == []  # evaluating the clone left the module's agent as it was
+    built = [n for n in m.notes if "built at run time" in n]
+    assert len(built) == 1
+    assert "Runner.run_streamed(writer_with_tools, ...)" in built[0] and "'FinancialWriterAgent'" in built[0]
+
+
+REVISION_PROMPT = "Revise the report from the verification feedback."
+
+
+class RevisingManager(FinancialResearchManager):
+    """Upstream's later revision of the example: a second clone of the writer (new instructions)."""
+
+    async def _revise_report(self, draft: str) -> Any:
+        revision_agent = writer_agent.clone(instructions=REVISION_PROMPT)
+        return await Runner.run(revision_agent, draft)
+
+
+def test_a_second_clone_of_one_agent_is_a_second_node_with_the_same_name() -> None:
+    m = extract_manifest(RevisingManager)
+    writers = m.agent_ids_named("FinancialWriterAgent")
+    assert len(writers) == 2
+    calls = {d.target for d in m.delegations if d.source == "revising_manager"}
+    assert set(writers) <= calls
+    tools_of = {w: sorted(d.tool or "" for d in m.delegations if d.source == w) for w in writers}
+    assert sorted(tools_of.values()) == [[], ["fundamentals_analysis", "risk_analysis"]]  # the revision has none
+    assert (len(m.agents), len(m.delegations)) == (8, 7)
+
+
+# -- what the evaluator computes, and what it refuses to run ------------------------------------
+CALLED: list[str] = []
+
+
+def _side_effect() -> str:
+    CALLED.append("side effect")
+    return "x"
+
+
+def make_specialist(name: str = "Specialist", extra: Any = None) -> Agent:
+    """A plain factory: assignments and one return."""
+    tools = [shared_lookup]
+    marker = _side_effect()  # never run: it is not on the path to the returned agent
+    return Agent(name=name, handoff_description=marker, tools=tools if extra is None else [*tools, extra])
+
+
+LOOKUP_Z = _named_tool("z")
+
+
+def make_team() -> Agent:
+    return Agent[Any](
+        name="Team Lead",
+        handoffs=[handoff(make_specialist("Booker"), tool_name_override="book")],
+        tools=[make_specialist().as_tool("ask_specialist", None)],
+    )
+
+
+def make_with_branch(flag: bool = True) -> Agent:
+    if flag:
+        return Agent(name="Branchy")
+    return Agent(name="Other")
+
+
+class Orchestra:
+    """Builds its agents at run time."""
+
+    async def run(self, query: str) -> Any:
+        helper = gamma.clone(tools=[alpha.as_tool(tool_name="ask_alpha", tool_description=query)])
+        first = await Runner.run(helper, query)
+        again = await Runner.run(helper, str(first.final_output))  # the same object: one node
+        briefed = beta.clone(instructions=f"Answer about {query}")  # unknown text: dropped, graph kept
+        await Runner.run(briefed, str(again.final_output))
+        await Runner.run(make_specialist("Factory Made", extra=LOOKUP_Z), query)
+        await Runner.run(Agent(name="Inline", tools=[WebSearchTool()]), query)
+        return await Runner.run(make_with_branch(), query)
+
+
+def test_clone_as_tool_factories_and_inline_agents_are_evaluated_not_run() -> None:
+    CALLED.clear()
+    m = extract_manifest(Orchestra, derive_restrictions=False)
+    assert [a.id for a in m.agents] == ["orchestra", "gamma", "beta", "factory_made", "inline", "alpha"]
+    assert m.delegations == (
+        Delegation("orchestra", "gamma", "call"),
+        Delegation("orchestra", "beta", "call"),
+        Delegation("orchestra", "factory_made", "call"),
+        Delegation("orchestra", "inline", "call"),
+        Delegation("gamma", "alpha", "as_tool", "delegate", "ask_alpha"),
+        Delegation("beta", "alpha", "handoff", "delegate", "transfer_to_alpha"),
+    )
+    assert m.allow == (("factory_made", "shared_lookup"), ("factory_made", "lookup"), ("inline", "web_search"))
+    assert CALLED == []  # the factory was read, not called
+    unresolved = [n for n in m.notes if "could not be resolved" in n]
+    assert len(unresolved) == 1
+    assert "Runner.run(make_with_branch(), ...)" in unresolved[0]
+    assert "factory make_with_branch(): only a body of assignments and one return is evaluated" in unresolved[0]
+    assert gamma.tools == [] and beta.instructions is None  # the module's agents are untouched
+
+
+def test_a_factory_entry_point_is_evaluated_from_its_source() -> None:
+    CALLED.clear()
+    m = extract_manifest(make_team, derive_restrictions=False)
+    assert [a.id for a in m.agents] == ["team_lead", "booker", "specialist"]
+    assert m.delegations == (
+        Delegation("team_lead", "booker", "handoff", "delegate", "book"),
+        Delegation("team_lead", "specialist", "as_tool", "delegate", "ask_specialist"),
+    )
+    assert m.allow == (("booker", "shared_lookup"), ("specialist", "shared_lookup"))
+    assert m.notes[0] == "the agent is what make_team() returns, evaluated from its source without calling it"
+    assert CALLED == []
+    with pytest.raises(ExtractError, match=r"the target is a function \(factory make_with_branch\(\): only a body"):
+        extract_manifest(make_with_branch)
+
+
+class Guarded(Agent):
+    """An Agent subclass from user code: its methods may do anything."""
+
+    def clone(self, **kwargs: Any) -> Any:
+        CALLED.append("clone")
+        return super().clone(**kwargs)
+
+
+guarded = Guarded(name="Guarded")
+
+
+class Unsafe:
+    @property
+    def agent(self) -> Agent:
+        CALLED.append("property")
+        return alpha
+
+    async def go(self, text: str) -> Any:
+        await Runner.run(self.agent, text)  # a property: not run
+        await Runner.run(guarded.clone(name="G2"), text)  # a user subclass: its clone not run
+        tools = [alpha.as_tool("ask", None)]
+        tools.append(shared_lookup)  # changed in place: the list cannot be known statically
+        await Runner.run(gamma.clone(tools=tools), text)
+        return await Runner.run(beta, text)
+
+
+def test_user_code_is_never_run_and_what_cannot_be_known_is_reported() -> None:
+    CALLED.clear()
+    m = extract_manifest(Unsafe())
+    assert [a.id for a in m.agents] == ["unsafe", "beta", "alpha"]
+    assert CALLED == []
+    unresolved = [n for n in m.notes if "could not be resolved" in n]
+    assert len(unresolved) == 3
+    assert "Runner.run(self.agent, ...)" in unresolved[0]
+    assert "Runner.run(guarded.clone(name='G2'), ...)" in unresolved[1]
+    assert "Guarded subclasses Agent outside the SDK; its clone() is not run" in unresolved[1]
+    assert "Runner.run(gamma.clone(tools=tools), ...)" in unresolved[2]

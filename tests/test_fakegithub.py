@@ -139,14 +139,16 @@ def test_zip_needs_a_token_and_expired_artifacts_are_gone(gh: FakeGitHub) -> Non
 
 
 def test_storage_url_expires_after_ttl() -> None:
-    with FakeGitHub(storage_ttl=0.2) as gh:
+    now = [1000.0]  # a clock the test advances: expiry without sleeping, however slow the machine
+    with FakeGitHub(storage_ttl=60, clock=lambda: now[0]) as gh:
         gh.add_repo("octo/app")
         gh.add_token("t")
         aid = gh.add_artifact("octo/app", name="b", data=b"z")
         loc = requests.get(f"{gh.url}/repos/octo/app/actions/artifacts/{aid}/zip",
                            headers={"Authorization": "Bearer t"}, allow_redirects=False).headers["Location"]
+        now[0] += 59.9
         assert requests.get(loc).status_code == 200
-        time.sleep(0.3)
+        now[0] += 0.2
         assert requests.get(loc).status_code == 403
 
 
@@ -174,6 +176,33 @@ def test_comments_create_list_paginate_update_delete(gh: FakeGitHub) -> None:
     assert requests.delete(edit, headers=WRITE).status_code == 204
     assert [c["body"] for c in gh.comments("octo/app", 7)] == ["from a human", "c1", "c2"]
     assert requests.post(url, data="{not json", headers=WRITE).status_code == 400
+
+
+def test_token_identity_user_endpoint_and_comment_authorship(gh: FakeGitHub) -> None:
+    gh.add_token("tok-user", login="octocat")
+    user = requests.get(f"{gh.url}/user", headers={"Authorization": "token tok-user"})
+    assert user.status_code == 200 and user.json()["login"] == "octocat" and user.json()["type"] == "User"
+    bot = requests.get(f"{gh.url}/user", headers=WRITE)  # the workflow token is an installation token
+    assert bot.status_code == 403 and bot.json()["message"] == "Resource not accessible by integration"
+    assert requests.get(f"{gh.url}/user").status_code == 401
+    assert requests.get(f"{gh.url}/user", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+    planted = gh.add_comment("octo/app", 7, "<!-- marker --> planted", login="mallory")
+    assert planted["user"]["login"] == "mallory"
+    edit = f"{gh.url}/repos/octo/app/issues/comments/{planted['id']}"
+    for method in ("PATCH", "DELETE"):  # nobody edits or deletes another's comment here
+        denied = requests.request(method, edit, json={"body": "hijacked"}, headers=WRITE)
+        assert denied.status_code == 403 and denied.json()["message"] == "Resource not accessible by integration"
+    assert gh.comments("octo/app", 7) == [planted]
+    mine = requests.post(f"{gh.url}/repos/octo/app/issues/7/comments", json={"body": "x"},
+                         headers={"Authorization": "Bearer tok-user"}).json()
+    assert mine["user"]["login"] == "octocat"
+    assert requests.patch(mine["url"], json={"body": "y"}, headers={"Authorization": "Bearer tok-user"}).ok
+    assert requests.patch(mine["url"], json={"body": "z"}, headers=WRITE).status_code == 403
+    logins = [(r.method, r.login) for r in gh.requests if r.method != "GET"]
+    assert logins == [("PATCH", "github-actions[bot]"), ("DELETE", "github-actions[bot]"), ("POST", "octocat"),
+                      ("PATCH", "octocat"), ("PATCH", "github-actions[bot]")]
+    assert gh.state()["requests"][0]["login"] == "octocat"
 
 
 def test_too_long_bodies_and_bad_statuses_are_422(gh: FakeGitHub) -> None:

@@ -275,5 +275,6 @@ def test_a_plain_run_loads_only_the_builtins_it_needs() -> None:
         "judge",
         "metamorphic",
         "mutation",
+        "alerts",
         "shards",
     }

@@ -10,6 +10,7 @@ second; see benchmarks/coverage.py). docs/coverage-behavioural.md states every d
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import numbers
@@ -24,6 +25,7 @@ from ._boundaries import DEFAULT_EPSILON, Boundary, compile_boundaries, values_a
 from ._chao1 import Chao1Estimate, chao1
 
 COVERAGE_SCHEMA = "agentassay.behavioural-coverage/1"
+STATISTICS_SCHEMA = "agentassay.behavioural-statistics/1"
 DIMENSIONS = ("tool", "path", "state", "boundary", "model")
 DEFAULT_LAMBDA = 20.0
 
@@ -310,9 +312,12 @@ class _Accumulator:
             name = t if isinstance(t, str) else t.name
             self.inventory.setdefault(name, None if isinstance(t, str) else getattr(t, "agent", None))
         self.abstraction = state_abstraction
+        self.epsilon = epsilon
         self.n = 0
         self.used: set[str] = set()
         self.unknown: dict[str, None] = {}
+        # where each unknown tool was first called, (trial, scenario): its place in a merge of shards
+        self.unknown_at: dict[str, tuple[Any, Any]] = {}
         self.tested: set[str] = set()
         self.paths: dict[tuple[Any, ...], int] = {}
         self.states: set[Hashable] = set()
@@ -381,7 +386,10 @@ class _Accumulator:
             (s.action.value, s.agent, s.tool, s.arguments, s.target, s.depth, s.error is not None)
             for s in trace.steps
         ]
+        before = len(self.unknown)
         self._ingest(records, trace.metadata.model, lambda: trace.steps)
+        if len(self.unknown) != before:
+            self._mark_unknown(before, trace.metadata.trial, trace.metadata.scenario)
 
     def add_dict(self, d: Mapping[str, Any]) -> None:
         if d.get("schema") != TRACE_SCHEMA:
@@ -406,7 +414,14 @@ class _Accumulator:
                 )
             )
         meta = d.get("metadata") or {}
+        before = len(self.unknown)
         self._ingest(records, meta.get("model"), lambda: tuple(Step.from_dict(s) for s in raw))
+        if len(self.unknown) != before:
+            self._mark_unknown(before, meta.get("trial"), meta.get("scenario"))
+
+    def _mark_unknown(self, before: int, trial: Any, scenario: Any) -> None:
+        for tool in list(self.unknown)[before:]:
+            self.unknown_at[tool] = (trial, scenario)
 
     def add(self, item: Any) -> None:
         if isinstance(item, Trace):
@@ -665,6 +680,119 @@ def finish_behavioural(
         state_lambda=_check_lambda(state_lambda),
         notes=[],
     )
+
+
+# -- sufficient statistics: shards measured apart, one tuple ---------------------------------------
+def _tool_dict(tool: Any) -> dict[str, Any]:
+    if isinstance(tool, str):
+        return {"name": tool, "agent": None, "parameters": None}
+    return {"name": tool.name, "agent": getattr(tool, "agent", None), "parameters": getattr(tool, "parameters", None)}
+
+
+def _json_key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _state_digest(state: Hashable) -> str:
+    return hashlib.blake2b(repr(state).encode(), digest_size=16).hexdigest()
+
+
+def behavioural_statistics(acc: _Accumulator) -> dict[str, Any]:
+    """The accumulator's sufficient statistics as JSON (``agentassay.behavioural-statistics/1``).
+
+    :func:`merge_behavioural_statistics` of several of these, finished, gives the tuple one
+    accumulator fed all their traces gives. Paths are kept with their counts, since Chao1's f1 and
+    f2 are functions of the *merged* counts (a path seen once in each of two shards is seen twice).
+    States of the default abstraction are kept as they are (tuples of strings, None and booleans);
+    states of a custom ``state_abstraction`` (any hashable, perhaps not JSON) as a 128-bit BLAKE2b
+    digest of their ``repr`` — exact as long as equal states have equal reprs in every process (so
+    tuples of strings and numbers, not sets of strings, whose order follows the hash seed).
+    Every list is sorted, so the same traces give the same file.
+    """
+    digest = acc.abstraction is not None
+    states = [_state_digest(s) for s in acc.states] if digest else [list(s) for s in acc.states]
+    paths = [[[list(step) for step in path], count] for path, count in acc.paths.items()]
+    return {
+        "schema": STATISTICS_SCHEMA,
+        "tools": [_tool_dict(t) for t in acc.tools],
+        "epsilon": acc.epsilon,
+        "states_as": "digest" if digest else "default",
+        "n": acc.n,
+        "no_model": acc.no_model,
+        "used": sorted(acc.used),
+        "unknown": [[t, *acc.unknown_at.get(t, (None, None))] for t in acc.unknown],
+        "tested": sorted(acc.tested),
+        "models": sorted(acc.models),
+        "agents": sorted(acc.agents),
+        "paths": sorted(paths, key=_json_key),
+        "states": sorted(states, key=_json_key),
+    }
+
+
+def _no_more_traces(steps: Sequence[Step], index: int) -> Hashable:
+    raise TypeError("a merge of digested custom states cannot take more traces: its abstraction is not known")
+
+
+def merge_behavioural_statistics(
+    stats: Sequence[Mapping[str, Any]], order: Sequence[str] = (), *, labels: Sequence[str] | None = None
+) -> _Accumulator:
+    """One accumulator from shards' :func:`behavioural_statistics`, to finish with :func:`finish_behavioural`.
+
+    Trace and no-model counts are added, path counts added path by path, tools used, boundaries
+    tested, models, agents and states united. Unknown tools are listed in the order an unsharded run
+    with ``concurrency: 1`` meets them (trials round-robin over the scenarios): by the trial index of
+    their first call, then the scenario's place in ``order`` (the suite's scenario names). Raises
+    ``ValueError`` naming the difference when the shards' tools, epsilon or state abstraction differ
+    (``labels``: what to call each of ``stats`` there, e.g. its file; default "statistics 1", …).
+    """
+    if not stats:
+        raise ValueError("no behavioural statistics to merge")
+    names = list(labels) if labels is not None else [f"statistics {k + 1}" for k in range(len(stats))]
+    for k, s in enumerate(stats):
+        if not isinstance(s, Mapping) or s.get("schema") != STATISTICS_SCHEMA:
+            got = s.get("schema") if isinstance(s, Mapping) else type(s).__name__
+            raise ValueError(f"{names[k]}: schema {got!r}; this version reads {STATISTICS_SCHEMA!r}")
+    first = stats[0]
+    for k, s in enumerate(stats[1:], 1):
+        for key, what in (("tools", "tool inventory"), ("epsilon", "boundary epsilon"), ("states_as", "state abstraction")):
+            if s.get(key) != first.get(key):
+                raise ValueError(f"{names[k]} was measured with another {what} than {names[0]}")
+    from ..adapters._base import ToolInfo
+
+    tools = [ToolInfo(t["name"], parameters=t.get("parameters"), agent=t.get("agent")) for t in first["tools"]]
+    acc = _Accumulator(tools, None if first["states_as"] == "default" else _no_more_traces, float(first["epsilon"]))
+    place = {name: i for i, name in enumerate(order)}
+    unknown: dict[str, tuple[Any, ...]] = {}
+    for k, s in enumerate(stats):
+        acc.n += int(s["n"])
+        acc.no_model += int(s["no_model"])
+        acc.used.update(s["used"])
+        acc.tested.update(s["tested"])
+        acc.models.update(s["models"])
+        acc.agents.update(s["agents"])
+        for path, count in s["paths"]:
+            key = tuple(tuple(step) for step in path)
+            acc.paths[key] = acc.paths.get(key, 0) + int(count)
+        acc.states.update(tuple(x) if isinstance(x, list) else x for x in s["states"])
+        for j, (tool, trial, scenario) in enumerate(s["unknown"]):
+            rank = (
+                trial if isinstance(trial, int) else math.inf,
+                place.get(scenario, len(place)),
+                k,
+                j,
+            )
+            if tool not in unknown or rank < unknown[tool][0]:
+                unknown[tool] = (rank, trial, scenario)
+    for tool, (_, trial, scenario) in sorted(unknown.items(), key=lambda kv: kv[1][0]):
+        acc.unknown[tool] = None
+        acc.unknown_at[tool] = (trial, scenario)
+    for tool, groups in list(acc.pending.items()):  # boundaries still to be seen, should more traces come
+        for group in groups:
+            group[1] = [(bid, pred) for bid, pred in group[1] if bid not in acc.tested]
+        groups[:] = [g for g in groups if g[1]]
+        if not groups:
+            del acc.pending[tool]
+    return acc
 
 
 def _connect(store: Any) -> tuple[sqlite3.Connection, bool]:

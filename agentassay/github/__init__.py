@@ -1,12 +1,12 @@
-"""GitHub: the action's job (baseline artifact, sticky comment, commit status, outputs) and its REST client.
+"""GitHub: the action's job (baseline artifact, sticky comment, commit status, outputs), its REST calls on PyGithub.
 
-Only ``requests`` is needed, imported when a client is made, so the CLI stays fast.
+PyGithub is imported only when a client is made (``connect``), so importing this package, and the CLI, stays fast.
 """
 
 from ._action import Action, Outcome, run_action
 from ._artifacts import Artifact, BaselineError, download, find_baseline, unpack
-from ._client import GitHubClient, GitHubError
-from ._comments import find_comment, set_status, upsert_comment
+from ._client import ClientSettings, GitHubError, connect
+from ._comments import comment_author, find_comment, pull_head_sha, set_status, upsert_comment
 from ._context import ActionContext, ActionInputError, Inputs
 
 __all__ = [
@@ -15,13 +15,16 @@ __all__ = [
     "ActionInputError",
     "Artifact",
     "BaselineError",
-    "GitHubClient",
+    "ClientSettings",
     "GitHubError",
     "Inputs",
     "Outcome",
+    "comment_author",
+    "connect",
     "download",
     "find_baseline",
     "find_comment",
+    "pull_head_sha",
     "run_action",
     "set_status",
     "unpack",

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._client import ClientSettings
 from ._context import ActionContext, ActionInputError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_AGENT = 0, 1, 3, 4
@@ -49,11 +50,14 @@ def _escape_command(text: str) -> str:
 
 
 class Action:
-    def __init__(self, ctx: ActionContext, *, stdout: TextIO | None = None) -> None:
+    def __init__(
+        self, ctx: ActionContext, *, stdout: TextIO | None = None, github_settings: ClientSettings | None = None
+    ) -> None:
         self.ctx = ctx
         self.inputs = ctx.inputs
         self.out = stdout or sys.stdout
         self.outcome = Outcome()
+        self.github_settings = github_settings  # None: production's retries, waits and pacing
         self._client: Any = None
 
     # -- small helpers ----------------------------------------------------------------------------
@@ -66,10 +70,11 @@ class Action:
 
     @property
     def client(self) -> Any:
+        """A lazy ``github.Github`` on ``GITHUB_API_URL`` (None without a token); PyGithub is imported here."""
         if self._client is None and self.inputs.token:
-            from ._client import GitHubClient
+            from ._client import connect
 
-            self._client = GitHubClient(self.ctx.api_url, self.inputs.token)
+            self._client = connect(self.ctx.api_url, self.inputs.token, self.github_settings)
         return self._client
 
     def results_dir(self) -> Path:
@@ -306,7 +311,7 @@ class Action:
 
     def post(self, results: Any, pr: dict[str, Any] | None) -> None:
         from ._client import GitHubError
-        from ._comments import set_status, upsert_comment
+        from ._comments import comment_author, set_status, upsert_comment
 
         number = self.ctx.pr_number or (pr or {}).get("number")
         sha = (pr or {}).get("head_sha") or self.ctx.head_sha
@@ -322,8 +327,11 @@ class Action:
 
             try:
                 body = self.render(comment=True)
-                comment = upsert_comment(self.client, self.ctx.repository, int(number), body, MARKER)
-                self.outcome.comment_url = comment.get("html_url")
+                author = comment_author(self.client, self.inputs.comment_author, self.warn)
+                comment = upsert_comment(
+                    self.client, self.ctx.repository, int(number), body, MARKER, author=author, warn=self.warn
+                )
+                self.outcome.comment_url = comment.html_url
             except GitHubError as exc:
                 hint = " (give the job `permissions: pull-requests: write`)" if exc.forbidden else ""
                 self.warn(f"could not post the PR comment{hint}: {exc}")
@@ -416,15 +424,16 @@ class Action:
         record of the PR must agree with the head commit in the file.
         """
         from ._client import GitHubError
+        from ._comments import pull_head_sha
 
         if self.client is None or not pr.get("number"):
             return None
         try:
-            live = self.client.request("GET", f"repos/{self.ctx.repository}/pulls/{int(pr['number'])}")
+            live_head = pull_head_sha(self.client, self.ctx.repository, int(pr["number"]))
         except (GitHubError, ValueError) as exc:
             self.warn(f"cannot verify pull request {pr.get('number')!r} from the results ({exc}); not posting")
             return None
-        if ((live or {}).get("head") or {}).get("sha") != pr.get("head_sha"):
+        if live_head != pr.get("head_sha"):
             self.warn(f"pull request #{pr['number']} is not at the tested commit; not posting")
             return None
         return pr
@@ -456,14 +465,19 @@ class _AgentFailure(Exception):
     """The agent's dependencies would not install or the agent could not be run (exit 4)."""
 
 
-def run_action(env: dict[str, str] | None = None, *, stdout: TextIO | None = None) -> int:
-    """Entry point of the container: everything comes from the environment the runner sets."""
+def run_action(
+    env: dict[str, str] | None = None, *, stdout: TextIO | None = None, github_settings: ClientSettings | None = None
+) -> int:
+    """Entry point of the container: everything comes from the environment the runner sets.
+
+    ``github_settings`` is for tests (short waits, no pacing); the container uses the defaults.
+    """
     try:
         ctx = ActionContext.from_env(env)
     except ActionInputError as exc:
         print(f"::error title=agentassay::{_escape_command(str(exc))}", file=stdout or sys.stdout, flush=True)
         return EXIT_USAGE
-    return Action(ctx, stdout=stdout).run()
+    return Action(ctx, stdout=stdout, github_settings=github_settings).run()
 
 
 __all__ = ["Action", "Outcome", "run_action"]

@@ -1,148 +1,153 @@
-"""A small GitHub REST client on ``requests``: the handful of endpoints the action needs.
+"""PyGithub, set up for the action: the REST base URL of GitHub or GitHub Enterprise, and a retry policy.
 
-Why not PyGithub: its retry policy resends POST (a lost response then creates a second
-comment), its artifact download either forwards the token to the storage redirect or raises,
-and its lazy objects make extra requests. Here every call is explicit: idempotent methods
-(GET, PATCH, PUT) are retried on 5xx, 429 and rate-limited 403, honouring ``Retry-After`` and
-``X-RateLimit-Reset``; POST is never retried blindly (callers decide, see ``_comments``).
+Retries are PyGithub's ``GithubRetry`` (a urllib3 ``Retry``): 5xx, 429, and a 403 that is a rate
+limit (``Retry-After``, or a rate-limit message: it waits until ``X-RateLimit-Reset``) are retried
+with back-off -- but only for idempotent methods: GET, HEAD, PUT, DELETE, and PATCH (our one PATCH
+sets a comment's whole body, so sending it twice leaves the same comment). POST is never resent,
+for comments and statuses alike: a POST whose answer was lost may have taken effect already, so
+``_comments`` looks before it decides. A connection that could not be opened is retried for any
+method, since nothing was sent. Pagination is PyGithub's; objects are lazy, so naming a
+repository, issue or commit costs no request.
+
+PyGithub is imported inside the functions, so ``import agentassay.github`` (and the CLI) stays fast.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
-from typing import Any
+import contextlib
+import inspect
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import requests
 
-RETRIED_METHODS = ("GET", "PATCH", "PUT", "DELETE")
-MAX_WAIT_S = 60.0  # never sleep longer than this on one rate limit: a CI job has a budget too
+if TYPE_CHECKING:
+    from github import Github
+
 USER_AGENT = "agentassay-action"
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"})
+BOT_LOGIN = "github-actions[bot]"  # who writes with the workflow's GITHUB_TOKEN
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """How patient the client is. The defaults are production's; tests pass smaller waits, never sleep less here.
+
+    ``max_wait`` caps any single wait (``Retry-After``, a rate-limit reset, the back-off): a CI job
+    has a budget too, and a longer rate limit fails the call with a warning instead. ``pacing``
+    keeps PyGithub's spacing of requests (0.25 s) and writes (1 s), which GitHub asks of clients
+    to stay under its secondary rate limits.
+    """
+
+    retries: int = 3
+    backoff_factor: float = 1.0  # urllib3: 2 s, 4 s, … between consecutive failures
+    max_wait: float = 60.0
+    pacing: bool = True
+    timeout: int = 30
 
 
 class GitHubError(Exception):
-    """A request GitHub refused or that never got an answer; ``status`` is None for network errors."""
+    """A GitHub call that failed after the library's retries; ``status`` is None when no answer came.
 
-    def __init__(self, method: str, url: str, status: int | None, message: str) -> None:
-        where = f"{method} {url}"
-        super().__init__(f"{where}: {status} {message}" if status else f"{where}: {message}")
-        self.method, self.url, self.status, self.message = method, url, status, message
+    PyGithub raises ``GithubException`` and lets ``requests`` errors through; the action only needs
+    what was asked, the status and GitHub's message, to turn any of them into one warning.
+    """
+
+    def __init__(self, what: str, status: int | None, message: str) -> None:
+        super().__init__(f"{what}: {status} {message}" if status else f"{what}: {message}")
+        self.what, self.status, self.message = what, status, message
 
     @property
     def forbidden(self) -> bool:
         """403 without a rate limit: the token lacks a permission (or is read-only, as on forks)."""
         return self.status == 403
 
-
-def _wait_s(resp: requests.Response, attempt: int) -> float | None:
-    """Seconds to wait before retrying ``resp``, or None when it must not be retried."""
-    status = resp.status_code
-    headers = resp.headers
-    limited = status == 429 or (status == 403 and (headers.get("Retry-After") or headers.get("X-RateLimit-Remaining") == "0"))
-    if not (limited or status >= 500):
-        return None
-    if headers.get("Retry-After"):
-        try:
-            return min(float(headers["Retry-After"]), MAX_WAIT_S)
-        except ValueError:
-            pass
-    if limited and headers.get("X-RateLimit-Reset"):
-        try:
-            return min(max(float(headers["X-RateLimit-Reset"]) - time.time(), 0.0) + 1.0, MAX_WAIT_S)
-        except ValueError:
-            pass
-    return min(2.0**attempt, MAX_WAIT_S)
+    @property
+    def transient(self) -> bool:
+        """No answer, a server error or a rate limit: the request may or may not have taken effect."""
+        return self.status is None or self.status >= 500 or self.status == 429
 
 
-class GitHubClient:
-    """``GitHubClient(api_url, token)``; ``request`` returns the parsed JSON (or the response)."""
+@contextlib.contextmanager
+def calling(what: str) -> Iterator[None]:
+    """Turn PyGithub's and ``requests``' errors raised inside into a ``GitHubError`` naming ``what``."""
+    from github import GithubException
 
-    def __init__(
-        self,
-        api_url: str,
-        token: str,
-        *,
-        session: requests.Session | None = None,
-        retries: int = 3,
-        timeout: float = 30.0,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        self.api_url = api_url.rstrip("/")
-        self.token = token
-        self.session = session or requests.Session()
-        self.retries = retries
-        self.timeout = timeout
-        self.sleep = sleep
-
-    def headers(self) -> dict[str, str]:
-        h = {
-            "Accept": "application/vnd.github+json",
-            "X-GitHub-Api-Version": "2022-11-28",
-            "User-Agent": USER_AGENT,
-        }
-        if self.token:
-            h["Authorization"] = f"Bearer {self.token}"
-        return h
-
-    def url(self, path: str) -> str:
-        return path if path.startswith(("http://", "https://")) else f"{self.api_url}/{path.lstrip('/')}"
-
-    def send(
-        self,
-        method: str,
-        path: str,
-        *,
-        json: Any = None,
-        params: dict[str, Any] | None = None,
-        allow_redirects: bool = True,
-        retry: bool | None = None,
-    ) -> requests.Response:
-        """One call with retries for idempotent methods; raises GitHubError on a final error status."""
-        url = self.url(path)
-        retry = method in RETRIED_METHODS if retry is None else retry
-        attempt = 0
-        while True:
-            try:
-                resp = self.session.request(
-                    method, url, json=json, params=params, headers=self.headers(), timeout=self.timeout,
-                    allow_redirects=allow_redirects,
-                )
-            except requests.RequestException as exc:
-                if retry and attempt < self.retries:
-                    attempt += 1
-                    self.sleep(min(2.0**attempt, MAX_WAIT_S))
-                    continue
-                raise GitHubError(method, url, None, f"no answer ({type(exc).__name__}: {exc})") from exc
-            if resp.status_code < 400:
-                return resp
-            wait = _wait_s(resp, attempt + 1)
-            if retry and wait is not None and attempt < self.retries:
-                attempt += 1
-                self.sleep(wait)
-                continue
-            raise GitHubError(method, url, resp.status_code, _message(resp))
-
-    def request(self, method: str, path: str, **kwargs: Any) -> Any:
-        resp = self.send(method, path, **kwargs)
-        return resp.json() if resp.content else None
-
-    def paginate(self, path: str, params: dict[str, Any] | None = None, *, key: str | None = None) -> Iterator[Any]:
-        """Every item of a listing, following ``Link: <…>; rel="next"``."""
-        url: str | None = self.url(path)
-        query: dict[str, Any] | None = {"per_page": 100, **(params or {})}
-        while url:
-            resp = self.send("GET", url, params=query)
-            data = resp.json()
-            yield from (data.get(key) or []) if key else data
-            url = resp.links.get("next", {}).get("url")
-            query = None  # the next link carries the query
-
-
-def _message(resp: requests.Response) -> str:
     try:
-        data = resp.json()
-    except ValueError:
-        return resp.reason or "error"
+        yield
+    except GithubException as exc:
+        raise GitHubError(what, exc.status, _message(exc.data)) from exc
+    except requests.RequestException as exc:
+        raise GitHubError(what, None, f"no answer ({type(exc).__name__}: {exc})") from exc
+
+
+def _message(data: Any) -> str:
     if isinstance(data, dict) and data.get("message"):
         return str(data["message"])
-    return resp.reason or "error"
+    return str(data or "error")[:200]
+
+
+def retry_policy(settings: ClientSettings | None = None) -> Any:
+    """PyGithub's ``GithubRetry`` limited to idempotent methods (see the module docstring)."""
+    from github import GithubRetry
+    from urllib3 import Retry
+
+    s = settings or ClientSettings()
+    kwargs: dict[str, Any] = {
+        "total": s.retries,
+        "backoff_factor": s.backoff_factor,
+        "allowed_methods": IDEMPOTENT_METHODS,
+        "status_forcelist": [*range(500, 600), 429],  # GithubRetry adds 403 and tells rate limits apart
+        "raise_on_status": False,  # the last answer reaches PyGithub, which raises with its status
+        "secondary_rate_wait": min(60.0, s.max_wait),
+        "max_rate_limit_wait": s.max_wait,  # a longer primary rate limit fails now (PyGithub >= 2.10)
+    }
+    # Caps on the back-off and on Retry-After, where this urllib3 has them (2.0 and 2.6.3).
+    accepted = inspect.signature(Retry.__init__).parameters
+    caps = {"backoff_max": s.max_wait, "retry_after_max": int(s.max_wait)}
+    kwargs.update({k: v for k, v in caps.items() if k in accepted})
+    return GithubRetry(**kwargs)
+
+
+class _QuietRefusals(logging.Filter):
+    """Drop GithubRetry's INFO line for every 403 ("Request GET /user failed with 403").
+
+    PyGithub logs to stderr at INFO by default; an expected refusal (``GET /user`` with the workflow
+    token) would read as a failure in the job log. Rate-limit waits ("Retrying after …") still show,
+    and a refusal that matters becomes our own warning.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno == logging.INFO and "failed with 403" in record.getMessage())
+
+
+_QUIET = _QuietRefusals()
+
+
+def connect(api_url: str, token: str, settings: ClientSettings | None = None) -> Github:
+    """A lazy ``github.Github`` on ``api_url`` (``GITHUB_API_URL``: github.com's or an Enterprise server's)."""
+    import github
+
+    logging.getLogger("github.GithubRetry").addFilter(_QUIET)  # idempotent: the same filter object
+    s = settings or ClientSettings()
+    pacing: dict[str, Any] = {} if s.pacing else {"seconds_between_requests": None, "seconds_between_writes": None}
+    return github.Github(
+        base_url=api_url.rstrip("/"), auth=github.Auth.Token(token), retry=retry_policy(s), timeout=s.timeout,
+        user_agent=USER_AGENT, per_page=100, lazy=True, **pacing,
+    )
+
+
+def token_identity(gh: Github) -> str:
+    """The login the token writes as: ``GET /user`` for a personal token; ``github-actions[bot]`` otherwise.
+
+    The workflow's GITHUB_TOKEN is an installation token, and ``GET /user`` refuses it (403
+    "Resource not accessible by integration"); its comments are written by ``github-actions[bot]``.
+    Another GitHub App's token writes as ``<app-slug>[bot]``: name it with the ``comment-author`` input.
+    """
+    with calling("GET /user"):
+        return str(gh.get_user().login)
+
+
+__all__ = ["BOT_LOGIN", "ClientSettings", "GitHubError", "calling", "connect", "retry_policy", "token_identity"]

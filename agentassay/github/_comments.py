@@ -1,46 +1,102 @@
-"""One sticky PR comment, found again by its hidden marker; and the commit status.
+"""The pull request: one sticky comment found again by its hidden marker, the commit status, the PR's head.
 
-A retried POST can create a second comment when the first one landed but its response was lost.
-So a failed POST is never simply resent: the comments are listed again and, if ours is there,
-it is updated instead.
+Ours means written by the token's own identity (``comment_author``), not merely carrying the
+marker: anyone who can comment on the PR can paste the marker first, and updating their comment
+would be refused (403), so the report would never be posted.
+
+A POST is never resent (``_client``): when a comment POST fails without a clear refusal, the
+comments are listed again and, if ours landed after all, it is the one returned.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Any
 
-from ._client import GitHubClient, GitHubError
+from ._client import BOT_LOGIN, GitHubError, calling, token_identity
+
+if TYPE_CHECKING:
+    from github import Github
 
 STATES = ("success", "failure", "pending", "error")
 DESCRIPTION_MAX = 140  # GitHub refuses longer status descriptions
 
 
-def find_comment(client: GitHubClient, repository: str, number: int, marker: str) -> dict[str, Any] | None:
-    """The first comment carrying ``marker`` (ours from an earlier run), if any."""
-    for c in client.paginate(f"repos/{repository}/issues/{number}/comments"):
-        if marker in (c.get("body") or ""):
-            return c
-    return None
+def _ignore(message: str) -> None:
+    pass
 
 
-def upsert_comment(client: GitHubClient, repository: str, number: int, body: str, marker: str) -> dict[str, Any]:
-    """Update our comment, or create it; returns the comment (``html_url`` is its link)."""
-    existing = find_comment(client, repository, number, marker)
-    if existing is not None:
-        return client.request("PATCH", f"repos/{repository}/issues/comments/{existing['id']}", json={"body": body})
+def comment_author(gh: Github, override: str = "", warn: Callable[[str], None] = _ignore) -> str:
+    """Whose marker comments are ours: ``override`` (input ``comment-author``) if set, else the token's login.
+
+    ``GET /user`` names a personal token's user; the workflow token is refused it (403) and
+    writes as ``github-actions[bot]``, which is then assumed. Any other failure assumes the same,
+    with a warning: a wrong guess costs a new comment instead of an update, never someone else's.
+    """
+    if override:
+        return override
     try:
-        return client.request("POST", f"repos/{repository}/issues/{number}/comments", json={"body": body}, retry=False)
+        return token_identity(gh)
     except GitHubError as exc:
-        if exc.status is not None and exc.status < 500 and exc.status != 429:
-            raise  # refused (403 read-only, 422 invalid): resending cannot help
-        landed = find_comment(client, repository, number, marker)
-        if landed is not None:  # the POST went through; only its answer was lost
-            return client.request("PATCH", f"repos/{repository}/issues/comments/{landed['id']}", json={"body": body})
-        return client.request("POST", f"repos/{repository}/issues/{number}/comments", json={"body": body}, retry=False)
+        if exc.status != 403:
+            warn(f"could not tell whom the token writes as ({exc}); taking {BOT_LOGIN}")
+        return BOT_LOGIN
+
+
+def find_comment(
+    gh: Github, repository: str, number: int, marker: str, author: str, *, exclude: Collection[int] = ()
+) -> Any | None:
+    """The newest comment carrying ``marker`` written by ``author`` (ours from an earlier run), if any."""
+    found = None
+    with calling(f"GET /repos/{repository}/issues/{number}/comments"):
+        for c in gh.get_repo(repository).get_issue(number).get_comments():
+            login = (c.user.login if c.user else "") or ""
+            if marker in (c.body or "") and login.casefold() == author.casefold() and c.id not in exclude:
+                found = c
+    return found
+
+
+def upsert_comment(
+    gh: Github,
+    repository: str,
+    number: int,
+    body: str,
+    marker: str,
+    *,
+    author: str,
+    warn: Callable[[str], None] = _ignore,
+) -> Any:
+    """Update our comment, or create it; returns PyGithub's ``IssueComment`` (``html_url`` is its link).
+
+    An update refused (403, 404: deleted, locked, or not ours after all) becomes a new comment with a warning.
+    """
+    existing = find_comment(gh, repository, number, marker, author)
+    seen: set[int] = set()
+    if existing is not None:
+        try:
+            with calling(f"PATCH /repos/{repository}/issues/comments/{existing.id}"):
+                existing.edit(body)
+            return existing
+        except GitHubError as exc:
+            if exc.status not in (403, 404):
+                raise
+            warn(f"could not update our earlier comment {existing.id} ({exc}); posting a new one")
+            seen.add(existing.id)
+    issue = gh.get_repo(repository).get_issue(number)
+    try:
+        with calling(f"POST /repos/{repository}/issues/{number}/comments"):
+            return issue.create_comment(body)
+    except GitHubError as exc:
+        if not exc.transient:
+            raise  # refused (403 read-only, 422 invalid): it did not land
+        landed = find_comment(gh, repository, number, marker, author, exclude=seen)
+        if landed is None:
+            raise
+        return landed  # the POST went through; only its answer was lost
 
 
 def set_status(
-    client: GitHubClient,
+    gh: Github,
     repository: str,
     sha: str,
     state: str,
@@ -48,14 +104,24 @@ def set_status(
     description: str,
     context: str,
     target_url: str | None = None,
-) -> dict[str, Any]:
+) -> Any:
     """A commit status (works with the workflow token; branch protection can require ``context``)."""
+    from github.GithubObject import NotSet
+
     if state not in STATES:
         raise ValueError(f"state must be one of {STATES}; got {state!r}")
     if len(description) > DESCRIPTION_MAX:
         description = description[: DESCRIPTION_MAX - 1] + "…"
-    payload: dict[str, Any] = {"state": state, "description": description, "context": context}
-    if target_url:
-        payload["target_url"] = target_url
-    # Statuses are idempotent in effect (the newest per context wins), so a retry is safe.
-    return client.request("POST", f"repos/{repository}/statuses/{sha}", json=payload, retry=True)
+    commit = gh.get_repo(repository).get_commit(sha)  # lazy: no request
+    with calling(f"POST /repos/{repository}/statuses/{sha}"):
+        return commit.create_status(state, target_url=target_url or NotSet, description=description, context=context)
+
+
+def pull_head_sha(gh: Github, repository: str, number: int) -> str | None:
+    """GitHub's own record of the PR's head commit (``GET /repos/{o}/{r}/pulls/{n}``)."""
+    with calling(f"GET /repos/{repository}/pulls/{number}"):
+        head = gh.get_repo(repository).get_pull(number).head
+        return head.sha if head is not None else None
+
+
+__all__ = ["comment_author", "find_comment", "pull_head_sha", "set_status", "upsert_comment"]

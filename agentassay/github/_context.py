@@ -68,6 +68,7 @@ class Inputs:
     token: str = ""
     mode: str = "auto"
     comment: bool = True
+    comment_author: str = ""  # whose marker comments are ours; empty: the token's login (docs/action.md)
     fail_on: str = "block"
     install: str = ""
     working_directory: str = "."
@@ -87,6 +88,7 @@ class Inputs:
             token=_input(env, "github-token"),
             mode=_choice(env, "mode", MODES, cls.mode),
             comment=_bool(env, "comment", cls.comment),
+            comment_author=_input(env, "comment-author"),
             fail_on=_choice(env, "fail-on", FAIL_ON, cls.fail_on),
             install=_input(env, "install"),
             working_directory=_input(env, "working-directory", cls.working_directory),

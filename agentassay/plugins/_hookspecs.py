@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from ..gate import Evidence, GatePlan, SuiteDecision
+    from ..gate import Candidate, Evidence, GatePlan, SuiteDecision
     from ..reports import ReportContext, Section
     from ..results import Results, TrialOutcome
     from ..runner import Phase, Run, ScenarioState
@@ -97,6 +97,26 @@ def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> Sequence[Evi
 def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None:
     """Adjust the suite decision (the coverage gate turns a deploy into manual review); return the
     new decision or None to keep it. Implementations are chained."""
+
+
+@hookspec
+def agentassay_merge_sections(
+    shards: Sequence[Results], sources: Sequence[str], names: Sequence[str], notes: list[str]
+) -> Mapping[str, Any] | None:
+    """``agentassay merge``: sections this plugin makes for the whole suite from its shards' files
+    (``shards`` in shard order, ``sources`` their file names, ``names`` the suite's scenarios in
+    suite order). A key returned replaces the key-by-key union of the shards' values (``None``:
+    leave it out). ``notes`` are the merged file's notes so far: append what could not be merged,
+    and drop the shards' notes that this plugin makes again for the whole suite."""
+
+
+@hookspec
+def agentassay_decide_files(
+    plan: GatePlan, candidate: Candidate, decision: SuiteDecision, notes: list[str]
+) -> SuiteDecision | None:
+    """``compare`` / ``merge``: what :func:`agentassay_decide` does in a run, for a decision re-derived
+    from files (``candidate.sections``: the candidate's results sections). Return the new decision or
+    None to keep it; append a note for a change to ``notes``. Implementations are chained."""
 
 
 @hookspec

@@ -82,6 +82,7 @@ BUILTINS: tuple[Builtin, ...] = (
         "agentassay.plugins.coverage",
         lambda run: _settings(run).coverage.enabled,
         for_results=lambda results: bool(results.coverage),
+        for_plan=lambda plan: bool(plan.sections.get("coverage")),  # the Eq. 26 gate in compare / merge
     ),
     Builtin(
         "metamorphic",
@@ -118,6 +119,12 @@ BUILTINS: tuple[Builtin, ...] = (
         "agentassay.plugins.mutation",
         lambda run: False,
         for_results=lambda results: bool(results.sections.get("mutation")),
+    ),
+    Builtin(
+        "alerts",
+        "agentassay.plugins.alerts",
+        lambda run: run.options.baseline is not None,
+        for_results=lambda results: bool(results.sections.get("alerts")),
     ),
     Builtin("shards", "agentassay.plugins.shards", lambda run: run.options.shard is not None),
 )
@@ -310,6 +317,10 @@ class Plugins:
 
     def for_plan(self, plan: Any) -> Hooks:
         return self.hooks([b.name for b in BUILTINS if b.for_plan(plan)])
+
+    def for_shards(self, shards: Sequence[Any]) -> Hooks:
+        """The plugins that merging these shards' results files needs (any shard's sections)."""
+        return self.hooks([b.name for b in BUILTINS if any(b.for_results(r) for r in shards)])
 
 
 def _load_ep(ep: Any) -> Any:

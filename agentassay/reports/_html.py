@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..results import Results, ScenarioResult, TrialOutcome
 from ..stats import Verdict, proportion_ci
-from ._sections import ReportContext, Section, collect_sections, extra_cost
+from ._sections import ReportContext, Section, collect_sections, extra_cost, warning_lines
 from ._summary import VERDICT_WORD, behaviour_of, behaviour_text, counts_text, savings_of, scenario_usd
 from ._summary import clip as _clip
 
@@ -985,9 +985,10 @@ def render_html(
     context = ReportContext("html", tuple(secrets), escape=_Escape(clean), usd=_usd, markup=Markup)
     sections, failed = collect_sections(results, context, plugins)
 
-    warnings: list[str] = []
+    warnings: list[Any] = []
     if results.interrupted:
         warnings.append("The run was interrupted: the verdicts cover the trials that finished.")
+    warnings += [_text(w, clean, _W_TEXT) for w in warning_lines(sections)]  # change alerts, before the notes
     warnings += [clean(n, _W_TEXT) for n in results.notes]
     warnings += [clean(w, _W_TEXT) for w in failed]
     ordered = sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict])

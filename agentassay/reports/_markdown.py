@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..results import Results, ScenarioResult
 from ..stats import Verdict, proportion_ci
-from ._sections import ReportContext, Section, collect_sections, extra_cost, replace_section
+from ._sections import ReportContext, Section, collect_sections, extra_cost, replace_section, warning_lines
 from ._summary import (
     VERDICT_WORD,
     behaviour_of,
@@ -469,6 +469,7 @@ def _render(
     warned = list(warnings)
     if results is not None and results.interrupted:
         warned.append("the run was interrupted: the verdicts cover the trials that finished")
+    warned += warning_lines(sections)  # sections placed with the warnings (change alerts), escaped below
     body = [s for s in sections if s.place == "body"]
     ctx: dict[str, Any] = {
         "baseline_info": esc(baseline_info, _W_LINE) if baseline_info else None,

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..results import Results
 
 FORMATS = ("terminal", "markdown", "html")
-PLACES = ("body", "cost")
+PLACES = ("body", "cost", "warnings")
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,8 @@ class Section:
     """What one plugin adds to one report.
 
     ``place``: ``"body"`` after the verdict table (a ``title`` heading, ``paragraphs``, a bullet list
-    of ``items``, a ``diagram``), or ``"cost"`` with the cost lines (``paragraphs`` only).
+    of ``items``, a ``diagram``), ``"cost"`` with the cost lines (``paragraphs`` only), or ``"warnings"``
+    before the verdict table, one warning line per paragraph and item (the change alerts).
     ``extra_usd``: money spent outside the scenarios' trials, e.g. ``(("proxy", 0.0016),)``, shown in
     the cost line as ``(+ $0.0016 proxy)``. ``noun`` names the items in "… 3 more gaps".
     """
@@ -95,6 +96,11 @@ def collect_sections(
                 warnings.append(f"a report section that is not a Section was ignored: {type(s).__name__}")
     warnings += [f"report section of plugin '{f.plugin}' skipped: {f.error}" for f in hooks.failures]
     return sections, warnings
+
+
+def warning_lines(sections: Sequence[Section]) -> list[str]:
+    """The lines of every section placed with the warnings, in order (each still to be escaped or markup)."""
+    return [line for s in sections if s.place == "warnings" for line in (*s.paragraphs, *s.items)]
 
 
 def replace_section(sections: Sequence[Section], new: Section) -> list[Section]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..results import Results, ScenarioResult
-from ._sections import ReportContext, Section, collect_sections, extra_cost
+from ._sections import ReportContext, Section, collect_sections, extra_cost, warning_lines
 from ._summary import VERDICT_WORD, clip, counts_text, savings_of, scenario_usd
 from ._summary import behaviour_text as behaviour
 
@@ -64,6 +64,8 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    warned = warning_lines(sections)  # before the table: what the reader should know before the verdicts
+    lines[:0] = [*warned, ""] if warned else []
     for s in results.scenarios:
         words = behaviour(s)
         if s.verdict.verdict.value == "pass" and words is None:

@@ -1,5 +1,6 @@
 """The versioned results file written by ``run`` / ``check`` and read as a baseline."""
 
+from ._alerts import Conditions, alerts_of, change_alerts
 from ._compare import baseline_notes, compare_results
 from ._merge import merge_results, shard_note, shard_slice
 from ._model import (
@@ -15,11 +16,14 @@ from ._model import (
 __all__ = [
     "RESULTS_SCHEMA",
     "TOP_LEVEL",
+    "Conditions",
     "Results",
     "ResultsError",
     "ScenarioResult",
     "TrialOutcome",
+    "alerts_of",
     "baseline_notes",
+    "change_alerts",
     "compare_results",
     "load_results",
     "merge_results",

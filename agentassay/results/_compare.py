@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..gate import Candidate, GatePlan, decide, fixed_n_equivalent, monitor_for, replay
 from ..spec import Scenario
+from ._alerts import SECTION, Conditions, change_alerts
 from ._model import Results
 
 if TYPE_CHECKING:
@@ -61,7 +62,10 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
         for e in found
     ]
     final, decision = decide(verdicts, settings, evidence=evidence)
+    made: list[str] = []  # e.g. the coverage gate (Eq. 26), as `check` applied it
+    decision = hooks.chain("agentassay_decide_files", "decision", decision, plan=plan, candidate=candidate, notes=made)
     notes = baseline_notes(base, list(names), cand.suite.get("name"))
+    notes += [n for n in made if n not in cand.notes]
     dropped = [s.name for s in base.scenarios if cand.scenario(s.name) is None]
     if dropped:
         notes.append(f"in the baseline but not in the candidate: {', '.join(dropped)}")
@@ -75,6 +79,11 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
         )
         for s in cand.scenarios
     )
+    # Change alerts (results/_alerts.py) from the files as recorded: the candidate's own start, not now.
+    alerts = change_alerts(Conditions.of(base), Conditions.of(cand), settings.alerts)
+    out_sections = {k: v for k, v in cand.sections.items() if k != SECTION}
+    if alerts:
+        out_sections[SECTION] = alerts
     now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     return replace(
         cand,
@@ -84,4 +93,5 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
         started_at=now,
         finished_at=now,
         notes=(*cand.notes, *notes),
+        sections=out_sections,
     )

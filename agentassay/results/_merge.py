@@ -188,7 +188,7 @@ def _merge_proxy(ordered: Sequence[tuple[Results, str]]) -> dict[str, Any] | Non
 def _merge_sections(ordered: Sequence[tuple[Results, str]], notes: list[str]) -> dict[str, Any]:
     """Plugins' sections: equal values kept, mappings merged key by key (a section per scenario holds each
     shard's scenarios under disjoint keys), and a real conflict dropped with a note."""
-    keys = {k for r, _ in ordered for k in r.sections}
+    keys = {k for r, _ in ordered for k in r.sections if k != "alerts"}  # alerts: re-made by compare_results
     out = {}
     for key in sorted(keys):
         values = [r.sections[key] for r, _ in ordered if key in r.sections]
@@ -208,6 +208,24 @@ def _union(values: Sequence[Any], where: str) -> Any:
             merged[k] = _union([v[k] for v in values if k in v], f"{where}.{k}")
         return merged
     raise ValueError(f"shards disagree on {where}")
+
+
+def _plugin_sections(
+    ordered: Sequence[tuple[Results, str]], notes: list[str], plugins: Plugins | None
+) -> dict[str, Any]:
+    """Sections plugins make again for the whole suite (``agentassay_merge_sections``), e.g. coverage."""
+    from ..plugins import default_plugins
+
+    shards = [r for r, _ in ordered]
+    hooks = (plugins or default_plugins()).for_shards(shards)
+    names = [s.name for s in _interleave(shards)]
+    made: dict[str, Any] = {}
+    for found in hooks.call(
+        "agentassay_merge_sections", shards=shards, sources=[src for _, src in ordered], names=names, notes=notes
+    ):
+        made.update(found)
+    notes += [f.note() for f in hooks.failures]
+    return made
 
 
 def _unique(items: Sequence[str]) -> tuple[str, ...]:
@@ -254,7 +272,9 @@ def _rederive_run(
         for e in found
     ]
     final, decision = decide(verdicts, settings, evidence=evidence)
-    notes = [f.note() for f in hooks.failures]
+    notes: list[str] = []  # e.g. the coverage gate (Eq. 26) on the merged coverage, as `run` applies it
+    decision = hooks.chain("agentassay_decide_files", "decision", decision, plan=plan, candidate=candidate, notes=notes)
+    notes += [f.note() for f in hooks.failures]
     return (
         tuple(replace(s, verdict=final[s.name], fixed_n=fixed_n[s.name]) for s in scenarios),
         decision,
@@ -319,6 +339,8 @@ def merge_results(
     starts = [r.started_at for r, _ in ordered if r.started_at]
     ends = [r.finished_at for r, _ in ordered if r.finished_at]
     sections = _merge_sections(ordered, notes)
+    sections.update(_plugin_sections(ordered, notes, plugins))  # coverage: from the shards' statistics
+    coverage = sections.pop("coverage", None)  # a top-level field of the file, not a plugin's section
     combined = Results(
         kind=first.kind,
         suite=first.suite,
@@ -333,6 +355,7 @@ def merge_results(
         versions=first.versions,
         notes=_unique(notes),
         proxy=_merge_proxy(ordered),
+        coverage=coverage,
         sections=sections,
     )
     if baseline is None:

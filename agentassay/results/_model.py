@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from ..gate import BaselineCounts, ScenarioVerdict, SuiteDecision
-from ..spec import CoverageConfig, ModelConfig, Settings
+from ..spec import AlertsConfig, CoverageConfig, ModelConfig, Settings
 from ..stats import Decision, Verdict
 
 _COVERAGE_FIELDS = {f.name for f in fields(CoverageConfig)}
+_ALERT_FIELDS = {f.name for f in fields(AlertsConfig)}
 
 RESULTS_SCHEMA = "agentassay.results/1"
 # The file's own top-level keys; any other key is a plugin's section (``Results.sections``).
@@ -40,6 +41,15 @@ def _fingerprint(raw: object) -> dict[str, float] | None:
         return {str(k): float(v) for k, v in raw.items()}
     except (TypeError, ValueError):
         return None  # a damaged fingerprint only costs the fingerprint test, never the file
+
+
+def _settings_dict(settings: Settings) -> dict[str, Any]:
+    """``settings`` as JSON; ``alerts`` only when the suite set it, so a file that does not use change alerts
+    reads exactly as before they existed (older files load with the defaults)."""
+    d = asdict(settings)
+    if settings.alerts == AlertsConfig():
+        del d["alerts"]
+    return d
 
 
 @dataclass(frozen=True)
@@ -257,7 +267,7 @@ class Results:
             "interrupted": self.interrupted,
             "suite": self.suite,
             "agent": self.agent,
-            "settings": asdict(self.settings),
+            "settings": _settings_dict(self.settings),
             "versions": self.versions,
             "decision": self.decision.to_dict(),
             "cost": self.cost(),
@@ -301,6 +311,10 @@ class Results:
                 cov = dict(raw["coverage"])
                 cov["models"] = tuple(cov.get("models") or ())
                 raw["coverage"] = CoverageConfig(**{k: v for k, v in cov.items() if k in _COVERAGE_FIELDS})
+            if isinstance(raw.get("alerts"), dict):
+                raw["alerts"] = AlertsConfig(**{k: v for k, v in raw["alerts"].items() if k in _ALERT_FIELDS})
+            elif "alerts" in raw:  # damaged: the defaults (alerts are for the reader; the file stays usable)
+                del raw["alerts"]
             settings = Settings(**raw)
             where = "decision"
             dec = d["decision"]

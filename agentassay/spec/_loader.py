@@ -28,6 +28,7 @@ from ._model import (
     PROPERTY_CHECKS,
     PROVIDERS,
     AgentConfig,
+    AlertsConfig,
     Check,
     CoverageConfig,
     Extension,
@@ -78,7 +79,8 @@ PRICE_KEYS = ("input", "output")
 FINGERPRINT_KEYS = ("enabled", "shift", "trials")
 WARM_START_KEYS = ("enabled", "inflation")
 PROXY_KEYS = ("model", "paired", "min_target")
-REGRESSION_KEYS = ("baseline", "delta")
+REGRESSION_KEYS = ("baseline", "delta", "alerts")
+ALERT_KEYS = ("enabled", "max_age_days", "cost_ratio", "latency_ratio", "latency_floor_s")
 AGENT_KEYS = ("entry", "factory", "version")
 MODEL_KEYS = ("provider", "name", "behaviour", "base_url", "api_key_env", "temperature")
 SCENARIO_KEYS = ("name", "input", "properties", "evaluator", "threshold", "description", "witness")
@@ -803,7 +805,31 @@ class _Parser:
             out["baseline"] = b
         if "delta" in m:
             out["regression_delta"] = self.probability(m["delta"][1], "config.regression.delta")
+        if "alerts" in m:
+            out["alerts"] = self.alerts(m["alerts"][1])
         return out
+
+    def alerts(self, node: yaml.Node) -> AlertsConfig:
+        """``config.regression.alerts``: ``true`` / ``false`` or a mapping (docs/reports.md, "Change alerts")."""
+        key = "config.regression.alerts"
+        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool"):
+            return AlertsConfig(enabled=self.boolean(node, key))
+        if self.is_null(node):
+            return AlertsConfig()
+        m = self.mapping(node, key, f"true, false, or a mapping with {', '.join(ALERT_KEYS)}")
+        self.check_keys(m, key, ALERT_KEYS)
+        kw: dict[str, Any] = {}
+        for k, (_, vnode) in m.items():
+            sub = f"{key}.{k}"
+            if k == "enabled":
+                kw[k] = self.boolean(vnode, sub)
+            elif k == "max_age_days":
+                kw[k] = self.number(vnode, sub, "a number of days > 0", lambda x: x > 0)
+            elif k in ("cost_ratio", "latency_ratio"):
+                kw[k] = self.number(vnode, sub, "a ratio > 1 (1.5: a change by half or more)", lambda x: x > 1)
+            elif k == "latency_floor_s":
+                kw[k] = self.number(vnode, sub, "a number of seconds >= 0", lambda x: x >= 0)
+        return AlertsConfig(**kw)
 
     # -- scenarios --------------------------------------------------------------------------------
     def scenarios(self, node: yaml.Node) -> list[_Pending]:

@@ -145,6 +145,19 @@ class CoverageConfig:
 
 
 @dataclass(frozen=True)
+class AlertsConfig:
+    """``config.regression.alerts`` (docs/reports.md, "Change alerts"): when a comparison warns that the
+    baseline and the candidate ran in different conditions. Alerts are evidence for the reader; they
+    never change a verdict."""
+
+    enabled: bool = True
+    max_age_days: float = 30.0  # a baseline older than this (against the candidate's start) is flagged
+    cost_ratio: float = 1.5  # mean USD per trial changed by this factor or more (up or down)
+    latency_ratio: float = 1.5  # median latency per trial changed by this factor or more (up or down)
+    latency_floor_s: float = 0.5  # ... and by at least this many seconds: timer noise never alerts
+
+
+@dataclass(frozen=True)
 class Settings:
     """``config:`` of the suite. Defaults are what a user gets by writing nothing."""
 
@@ -182,6 +195,8 @@ class Settings:
     # this much (trials in flight finish). None: no cap. Undecided scenarios are then inconclusive.
     budget_usd: float | None = None
     coverage: CoverageConfig = field(default_factory=CoverageConfig)
+    # Change alerts in comparisons (config.regression.alerts); written to a results file only when set.
+    alerts: AlertsConfig = field(default_factory=AlertsConfig)
 
     @property
     def trial_cap(self) -> int:

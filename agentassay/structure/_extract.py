@@ -9,7 +9,12 @@ coordination graph of their own workflow without writing YAML:
   ``Agent.as_tool`` is a delegation ``via="as_tool"`` to the wrapped agent, which is walked too;
 * a Python coordinator (a class, or an instance, whose methods call ``Runner.run`` and friends on
   agents) becomes a ``coordinator`` node with a ``via="call"`` delegation to each agent it runs,
-  the normalization the paper applies to benchmarks that orchestrate in plain Python.
+  the normalization the paper applies to benchmarks that orchestrate in plain Python. The agent
+  argument may be built in the method — ``writer.clone(tools=[analyst.as_tool(...)])``,
+  ``Agent(...)``, a module-level factory's result: ``_evaluate`` computes such expressions from the
+  source over the imported objects, running only the SDK's own constructors, never user code;
+* a module-level factory function whose body is assignments and one ``return`` is an entry point
+  too, evaluated the same way (not called).
 
 Ids are slugs of runtime names, suffixed ``_2``, ``_3`` when distinct objects share a name, so two
 agents both called "Fact Checker" stay two nodes. Restrictions are derived closed-world by default,
@@ -28,6 +33,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..adapters._resolve import import_entry
+from ._evaluate import ClassScope, Evaluator, Frame, _is_factory, local_assignments
 from ._manifest import DOCS, _article, _derive, check_manifest
 from ._model import AgentNode, Delegation, Edge, Manifest, ToolNode
 
@@ -38,7 +44,8 @@ _HOSTED = ("WebSearchTool", "FileSearchTool", "CodeInterpreterTool", "ImageGener
 _MCP = ("HostedMCPTool",)
 _ACCEPTS = (
     "an OpenAI Agents SDK Agent, or a class (or an instance of one) whose methods call "
-    "Runner.run / Runner.run_sync / Runner.run_streamed on agents"
+    "Runner.run / Runner.run_sync / Runner.run_streamed on agents, or a module-level factory "
+    "function whose body is assignments and one `return` of an agent"
 )
 
 
@@ -236,12 +243,12 @@ def _self_attr(node: ast.expr | None) -> str | None:
     return None
 
 
-def _bindings(cls_node: ast.ClassDef) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
-    """``self.<attr> = <expr>`` in ``__init__`` and ``for <name> in <expr>`` loops anywhere."""
-    assigned: dict[str, ast.expr] = {}
-    loops: dict[str, ast.expr] = {}
+def _scope(cls: type, instance: object | None, cls_node: ast.ClassDef) -> ClassScope:
+    """``self.<attr> = <expr>`` in ``__init__`` (with its locals) and ``for <name> in <expr>`` loops."""
+    scope = ClassScope(cls, instance)
     for item in cls_node.body:
         if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name == "__init__":
+            scope.init_locals = local_assignments(item)
             for node in ast.walk(item):
                 if isinstance(node, ast.Assign):
                     targets, value = node.targets, node.value
@@ -252,86 +259,38 @@ def _bindings(cls_node: ast.ClassDef) -> tuple[dict[str, ast.expr], dict[str, as
                 for t in targets:
                     attr = _self_attr(t)
                     if attr is not None:
-                        assigned[attr] = value
+                        scope.assigned[attr] = value
     for node in ast.walk(cls_node):
         if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension) and isinstance(node.target, ast.Name):
-            loops[node.target.id] = node.iter
-    return assigned, loops
+            scope.loops[node.target.id] = node.iter
+    return scope
 
 
-class _Resolver:
-    """Static resolution of the agent expression passed to ``Runner.run*`` in a coordinator."""
-
-    def __init__(
-        self,
-        cls: type,
-        instance: object | None,
-        namespace: dict[str, Any],
-        assigned: dict[str, ast.expr],
-        loops: dict[str, ast.expr],
-        agent_cls: type,
-    ) -> None:
-        self.cls, self.instance, self.namespace = cls, instance, namespace
-        self.assigned, self.loops, self.agent_cls = assigned, loops, agent_cls
-
-    def value(self, node: ast.expr, depth: int = 0) -> Any:
-        if depth > 8:
-            return None
-        attr = _self_attr(node)
-        if attr is not None:
-            if self.instance is not None:
-                found = getattr(self.instance, attr, None)
-                if found is not None:
-                    return found
-            found = inspect.getattr_static(self.cls, attr, None)
-            if found is not None:
-                return found
-            expr = self.assigned.get(attr)
-            return self.value(expr, depth + 1) if expr is not None else None
-        if isinstance(node, ast.Name):
-            return self.namespace.get(node.id)
-        if isinstance(node, ast.Attribute):
-            base = self.value(node.value, depth + 1)
-            return getattr(base, node.attr, None) if base is not None else None
-        if isinstance(node, ast.List | ast.Tuple | ast.Set):
-            return [self.value(e, depth + 1) for e in node.elts]
-        if isinstance(node, ast.Dict):
-            return [self.value(v, depth + 1) for v in node.values]
-        if (  # specialists.values()
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "values"
-            and not node.args
-        ):
-            base = self.value(node.func.value, depth + 1)
-            return list(base.values()) if isinstance(base, dict) else base
-        return None
-
-    def agents(self, node: ast.expr) -> list[Any]:
-        """The agents ``node`` may be: one, every agent of the collection it is taken from, or of
-        both branches of a conditional (an over-approximation, like any static call graph)."""
-        if isinstance(node, ast.IfExp):
-            return self.agents(node.body) + self.agents(node.orelse)
-        if isinstance(node, ast.Name) and node.id in self.loops:
-            return self._members(self.value(self.loops[node.id]))
-        if isinstance(node, ast.Subscript):
-            return self._members(self.value(node.value))
-        found = self.value(node)
-        return [found] if isinstance(found, self.agent_cls) else []
-
-    def _members(self, collection: Any) -> list[Any]:
-        if isinstance(collection, dict):
-            collection = list(collection.values())
-        if not isinstance(collection, list | tuple | set | frozenset):
-            return []
-        return [a for a in collection if isinstance(a, self.agent_cls)]
+def _enclosing_locals(call: ast.AST, parents: dict[ast.AST, ast.AST]) -> dict[str, list[ast.expr | None]]:
+    """Locals of the functions around ``call``, the innermost winning (closures see outer names)."""
+    chain: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    node = parents.get(call)
+    while node is not None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            chain.append(node)
+        node = parents.get(node)
+    merged: dict[str, list[ast.expr | None]] = {}
+    for func in reversed(chain):
+        merged.update(local_assignments(func))
+    return merged
 
 
 def _orchestrated(cls: type, instance: object | None, sdk: Any) -> tuple[list[Any], list[str]]:
-    """Agents passed to ``Runner.run*`` in the class's methods (source order), and notes."""
+    """Agents passed to ``Runner.run*`` in the class's methods (source order), and notes.
+
+    The agent argument is evaluated by ``_evaluate.Evaluator``: module-level agents, attributes,
+    locals, collections, and agents built in the method by ``clone`` / ``as_tool`` / ``Agent(...)``
+    or a module-level factory — computed from the source over imported objects, never by running it.
+    """
     found: list[Any] = []
     notes: list[str] = []
     read_any = False
+    evaluator = Evaluator(sdk)
     for klass in cls.__mro__:
         if klass is object or klass.__module__ == "builtins":
             continue
@@ -344,32 +303,52 @@ def _orchestrated(cls: type, instance: object | None, sdk: Any) -> tuple[list[An
         if class_node is None:
             continue
         read_any = True
+        evaluator.keep(tree)
         module = sys.modules.get(klass.__module__)
         namespace = dict(vars(module)) if module is not None else {}
-        resolver = _Resolver(cls, instance, namespace, *_bindings(class_node), sdk.Agent)
+        scope = _scope(cls, instance, class_node)
+        parents = {child: parent for parent in ast.walk(class_node) for child in ast.iter_child_nodes(parent)}
         calls = [n for n in ast.walk(class_node) if _is_runner_call(n, namespace, sdk.Runner)]
         for call in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
             keyword = next((k.value for k in call.keywords if k.arg == "starting_agent"), None)
             arg = call.args[0] if call.args else keyword
             if arg is None:
                 continue
-            agents = resolver.agents(arg)
+            frame = Frame(namespace, _enclosing_locals(call, parents), scope=scope)
+            evaluator.reasons.clear()
+            agents = evaluator.agents(arg, frame)
+            method = call.func.attr  # type: ignore[attr-defined]
+            where = (
+                f"{klass.__name__}: Runner.{method}({ast.unparse(arg)}, ...) at line {start + call.lineno - 1}"
+            )
             for agent in agents:
                 if all(agent is not f for f in found):
                     found.append(agent)
+                    if any(agent is b for b in evaluator.built):
+                        notes.append(
+                            f"{where}: agent '{agent.name}' is built at run time; evaluated from the source "
+                            "(SDK constructors only, no user code run)"
+                        )
             if agents:
                 continue
-            method = call.func.attr  # type: ignore[attr-defined]
-            where = (
-                f"{cls.__name__}: Runner.{method}({ast.unparse(arg)}, ...) at line {start + call.lineno - 1}"
-            )
+            why = f" ({'; '.join(dict.fromkeys(evaluator.reasons))})" if evaluator.reasons else ""
             if instance is None and _self_attr(arg) is not None:
-                notes.append(f"{where}: cannot tell which agent; extract from an instance of {cls.__name__}")
+                notes.append(f"{where}: cannot tell which agent; extract from an instance of {cls.__name__}{why}")
             else:
-                notes.append(f"{where}: the agent could not be resolved statically; not in this manifest")
+                notes.append(f"{where}: the agent could not be resolved statically; not in this manifest{why}")
     if not read_any:
         notes.append(f"the source of {cls.__name__} could not be read")
     return found, notes
+
+
+def _factory_agent(fn: Any, sdk: Any) -> tuple[Any, str]:
+    """The agent a module-level factory entry point returns, evaluated from its source (no call)."""
+    if not _is_factory(fn):
+        return None, ""
+    evaluator = Evaluator(sdk)
+    call = ast.Call(func=ast.Name(fn.__name__, ast.Load()), args=[], keywords=[])
+    agent = evaluator.value(call, Frame({fn.__name__: fn}))
+    return (agent if isinstance(agent, sdk.Agent) else None), "; ".join(dict.fromkeys(evaluator.reasons))
 
 
 # -- the entry point ------------------------------------------------------------------------------
@@ -408,6 +387,12 @@ def extract_manifest(target: Any, *, system: str | None = None, derive_restricti
 
     coordinator: AgentNode | None = None
     notes: list[str] = []
+    built, why = _factory_agent(obj, sdk)
+    if built is not None:
+        notes.append(
+            f"the agent is what {obj.__name__}() returns, evaluated from its source without calling it"
+        )
+        obj = built
     if isinstance(obj, sdk.Agent):
         walker = _Walker(sdk)
         walker.add_agent(obj)
@@ -437,9 +422,10 @@ def extract_manifest(target: Any, *, system: str | None = None, derive_restricti
     else:
         name = type(obj).__name__
         kind = f"the class {obj.__name__}" if inspect.isclass(obj) else f"{_article(name)} {name}"
+        detail = f" ({why})" if why else ""
         raise ExtractError(
-            f"{label} is {kind}; extract_manifest accepts {_ACCEPTS}. For any other workflow, write the "
-            f"manifest by hand (see {DOCS})"
+            f"{label} is {kind}{detail}; extract_manifest accepts {_ACCEPTS}. For any other workflow, write "
+            f"the manifest by hand (see {DOCS})"
         )
 
     roots_count = len(walker.agents)

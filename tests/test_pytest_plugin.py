@@ -188,6 +188,9 @@ def test_ctrl_c_stops_cleanly_and_the_record_keeps_finished_trials(tmp_path: Pat
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--agentassay-record", "r.json"],
         cwd=tmp_path, env={**os.environ, "PROGRESS": str(progress)}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True,
+        # A shell running this suite as a background job leaves SIGINT ignored, and an ignored SIGINT is
+        # inherited: pytest would never see the Ctrl-C. The child gets the default, as in a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while not (progress.exists() and len(progress.read_text().split()) >= 4):  # wait until trials are running

@@ -180,7 +180,16 @@ def main(argv: list[str] | None = None) -> None:
     }
     print(json.dumps(res, indent=1))
     if not args.quick:
-        write_report(args.out, "performance", res, render(res), indent=1)
+        write_report(args.out, "performance", res, lambda old: render(res) + speed_block(old), indent=1)
+
+
+def speed_block(old: str | None) -> str:
+    """The part of docs/performance.md that benchmarks/speed.py writes, kept as it is."""
+    from benchmarks.speed import BEGIN, END
+
+    if old is None or BEGIN not in old or END not in old:
+        return ""
+    return "\n" + BEGIN + old.split(BEGIN, 1)[1].split(END, 1)[0] + END + "\n"
 
 
 if __name__ == "__main__":

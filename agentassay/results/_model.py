@@ -70,7 +70,10 @@ class TrialOutcome:
     fingerprint: dict[str, float] | None = None  # behavioural fingerprint (agentassay.fingerprints)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        # Field by field rather than dataclasses.asdict, whose deep copy was most of a 300-scenario save.
+        d = {name: getattr(self, name) for name in _TRIAL_FIELDS}
+        if self.fingerprint is not None:
+            d["fingerprint"] = dict(self.fingerprint)
         d["failures"] = list(self.failures)
         d["latency_s"] = round(self.latency_s, 6)
         # Fingerprints are written at full precision: a rounded baseline compared with an
@@ -93,6 +96,9 @@ class TrialOutcome:
             counted=bool(d.get("counted", True)),
             fingerprint=_fingerprint(d.get("fingerprint")),
         )
+
+
+_TRIAL_FIELDS = tuple(f.name for f in fields(TrialOutcome))
 
 
 def first_fingerprints(trials: Iterable[TrialOutcome], n: int | None) -> list[dict[str, float]]:

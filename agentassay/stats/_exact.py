@@ -43,8 +43,12 @@ def _tail(mask: np.ndarray, nb: int, nc: int, pb: np.ndarray, pc: np.ndarray) ->
 
 def sup_tail(stat: np.ndarray, t: float, delta0: float, points: int = GRID_POINTS) -> float:
     """sup over the null curve of P(T >= t), refined around the grid maximum."""
-    nb, nc = stat.shape[0] - 1, stat.shape[1] - 1
-    mask = stat >= t - _TIE
+    return sup_tail_of(stat >= t - _TIE, delta0, points)
+
+
+def sup_tail_of(mask: np.ndarray, delta0: float, points: int = GRID_POINTS) -> float:
+    """sup over the null curve of the probability of the outcomes in ``mask``, refined around the grid maximum."""
+    nb, nc = mask.shape[0] - 1, mask.shape[1] - 1
     if not mask.any():
         return 0.0
     pb, pc = null_curve(delta0, points)
@@ -179,18 +183,6 @@ def ni_reject(nb: int, nc: int, delta: float, alpha: float) -> np.ndarray:
     return mask
 
 
-def ni_pvalue(nb: int, nc: int, xb: int, xc: int, delta0: float) -> float:
-    stat = ni_statistic(nb, nc, round(delta0, 12))
-    return sup_tail(stat, stat[xb, xc], delta0)
-
-
-def drop_upper_bound(nb: int, nc: int, xb: int, xc: int, alpha: float) -> float:
-    """One-sided upper (1 - alpha) bound of p_base - p_cand, by inverting the exact NI test."""
-    lo, hi = -1.0, 1.0
-    for _ in range(22):
-        mid = (lo + hi) / 2
-        if ni_pvalue(nb, nc, xb, xc, mid) <= alpha:
-            hi = mid
-        else:
-            lo = mid
-    return min(1.0, hi)
+# The NI p-value and the drop bound of one outcome (what regression_verdict reports) are computed
+# row by row instead of on whole tables, same numbers: see _ni.py. Imported last (_ni reads this module).
+from ._ni import drop_upper_bound, ni_pvalue  # noqa: E402, F401  (re-exported: callers use _exact.*)

@@ -58,6 +58,29 @@ def verdict_probability(codes: np.ndarray, code: int, p_base: float, p_cand: flo
     return float(mb @ (codes == code) @ mc)
 
 
+def fisher_pvalue(nb: int, nc: int, kb: int, kc: int) -> float:
+    """``_exact.fisher_pvalues(nb, nc)[kb, kc]`` without the table (the same scipy call on one cell)."""
+    return float(np.clip(stats.hypergeom.sf(kb - 1, nb + nc, kb + kc, nb), 0.0, 1.0))
+
+
+# A NI p-value this close to alpha (relative) is decided by the verdict table, as it always was: the
+# table decides by a critical value, which matches "p <= alpha" wherever the p-value falls as the
+# observed statistic grows (everywhere we looked, tests/test_regression_fast.py); this margin keeps
+# even a refinement step that breaks that by a hair from changing a verdict.
+_NEAR = 1e-3
+
+
+def _code(
+    kb: int, nb: int, kc: int, nc: int, a: float, b: float, d: float, t: str, r: str, pvalue: float, ni_pvalue: float
+) -> int:
+    """``regression_codes(...)[kb, kc]``, without building the table when the cell's p-values decide it."""
+    if r == "non-inferiority" and t in ("fisher", "z") and round(d, 12) == d and abs(ni_pvalue - a) > _NEAR * a:
+        if ni_pvalue <= a:
+            return CODE_PASS
+        return CODE_FAIL if pvalue <= a else CODE_INCONCLUSIVE
+    return int(regression_codes(nb, nc, alpha=a, beta=b, delta=d, test=t, rule=r)[kb, kc])
+
+
 @dataclass(frozen=True)
 class RegressionResult:
     """Regression verdict of a candidate against a baseline, with its evidence."""
@@ -140,11 +163,14 @@ def regression_verdict(
     d = check_margin("delta", delta)
     t = check_choice("test", test, TESTS)
     r = check_choice("rule", rule, RULES)
-    code = regression_codes(nb, nc, alpha=a, beta=b, delta=d, test=t, rule=r)[kb, kc]
     if t == "boschloo":
         pvalue = _exact.boschloo_pvalue(nb, nc, kb, kc)
+    elif t == "fisher":
+        pvalue = fisher_pvalue(nb, nc, kb, kc)
     else:
         pvalue = float(_exact.regression_pvalues(nb, nc, t)[kb, kc])
+    ni_pvalue = _exact.ni_pvalue(nb, nc, kb, kc, d)
+    code = _code(kb, nb, kc, nc, a, b, d, t, r, pvalue, ni_pvalue)
     power = float(paper_observed_power(kb / nb, kc / nc, nb, nc, a)) if r == "paper" else None
     return RegressionResult(
         verdict=VERDICT_OF_CODE[int(code)],
@@ -153,7 +179,7 @@ def regression_verdict(
         cand_passes=kc,
         cand_trials=nc,
         pvalue=pvalue,
-        noninferiority_pvalue=_exact.ni_pvalue(nb, nc, kb, kc, d),
+        noninferiority_pvalue=ni_pvalue,
         drop_upper_bound=_exact.drop_upper_bound(nb, nc, kb, kc, a),
         effects=effect_sizes(kb, nb, kc, nc),
         alpha=a,

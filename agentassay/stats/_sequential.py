@@ -41,6 +41,9 @@ from ._validation import check_closed_unit, check_count, check_margin, check_ope
 from ._verdict import Verdict
 
 _COARSE, _FINE = 17, 65
+# Bump when anything that changes calibrated constants changes (grids, bisection, statistics, the
+# walk): tables of constants (the shipped agentassay/gate/designs.json, per-machine caches) are keyed by it.
+DESIGN_ALGORITHM = 1
 
 
 @lru_cache(maxsize=2)
@@ -203,7 +206,7 @@ class SequentialDesign:
     ) -> SequentialDesign:
         """Rebuild a design from constants calibrated earlier (skips the seconds-long calibration).
 
-        Callers that cache constants on disk key them by every argument and the package version.
+        Callers that store constants key them by every argument and ``DESIGN_ALGORITHM``.
         """
         design = object.__new__(cls)
         for name, value in (

@@ -1,0 +1,409 @@
+"""Speed where users wait: one regression verdict, `compare`/`merge` of 300 scenarios, sequential designs.
+
+    python benchmarks/speed.py             # -> docs/speed.json and the generated block of docs/performance.md
+    python benchmarks/speed.py --quick     # fewer repetitions, smaller compare; writes nothing
+    python benchmarks/speed.py --designs   # (re)write agentassay/gate/designs.json, the shipped designs
+
+1. ``regression_verdict`` at n = 50, 100, 200 per arm (baseline 90 %, candidate 85 %, the default
+   alpha 0.05 and delta 0.1): *cold*, the first call in a fresh interpreter (what one CLI run pays;
+   the interpreter and imports are not counted), median over fresh processes; *warm*, later calls in
+   the same process on other outcomes of the same arm sizes, median. Target <= 20 ms.
+2. ``agentassay compare BASE CAND`` and ``agentassay merge`` (3 shards of ``check --shard i/3``)
+   of 300 scenarios x 50 trials of a plain callable, through the CLI in a fresh process, writing the
+   results file; default settings (``method: sprt``) and ``method: fixed``; an empty design cache
+   (a fresh container) for the sequential ones. Target < 5 s each. The bytecode cache is warm, as
+   in an installed package (a first run compiles it: ~2 s on this machine, not counted).
+3. Sequential designs: the time to get the design of a default ``check`` (n = 50, 100 and 200 trials
+   against an equal baseline) from the shipped table, against calibrating it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agentassay.gate import scenario_alpha  # noqa: E402
+from agentassay.gate._designs import SHIPPED, design_key  # noqa: E402
+from agentassay.gate._fingerprints import SHARE  # noqa: E402
+from agentassay.plugins.contracts import SHARE as CONTRACTS_SHARE  # noqa: E402
+from agentassay.plugins.metamorphic import SHARE as METAMORPHIC_SHARE  # noqa: E402
+from agentassay.spec import Settings  # noqa: E402
+from agentassay.stats import SequentialDesign  # noqa: E402
+from agentassay.stats._sequential import DESIGN_ALGORITHM  # noqa: E402
+from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+
+GRID = (20, 30, 50, 60, 100, 150, 200)  # trials per scenario (and baseline trials) the table covers
+SCENARIOS = range(1, 11)  # suites of 1-10 scenarios
+# The shares of alpha other tests hold, in the order the gate reserves them (their sum is the float
+# scenario_alpha gets): none, the fingerprint test (a default check), and with the examples' contracts
+# or metamorphic relations (those only at the examples' 50 and 100 trials).
+SHARES: tuple[tuple[tuple[float, ...], tuple[int, ...]], ...] = (
+    ((), GRID),
+    ((SHARE,), GRID),
+    ((SHARE, CONTRACTS_SHARE), (50, 100)),
+    ((SHARE, METAMORPHIC_SHARE), (50, 100)),
+)
+DELTA = 0.1
+SHAPE = 0.25
+
+
+def default_design_args() -> list[tuple[int, int, float, float, float]]:
+    """(nb, n, alpha, delta, shape) of every shipped design: what ``check`` asks for by default."""
+    settings = Settings()
+    out = set()
+    for shares, ns in SHARES:
+        taken = 0.0
+        for s in shares:  # summed as GatePlan.taken sums them
+            taken += s
+        for m in SCENARIOS:
+            alpha = scenario_alpha(settings, m, holm_later=False, share=taken)
+            out.update((n, n, alpha, DELTA, SHAPE) for n in ns)
+    return sorted(out, key=lambda a: (a[1], a[2]))
+
+
+def write_designs(path: Path = SHIPPED) -> None:
+    """Calibrate every default design not yet in ``path`` (resumable: written after each one)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if data.get("algorithm") != DESIGN_ALGORITHM:
+        data = {}
+    designs = data.get("designs") or {}
+    todo = [a for a in default_design_args() if design_key(*a) not in designs]
+    print(f"{len(designs)} designs present, {len(todo)} to calibrate", flush=True)
+    for args in todo:
+        timer = Timer()
+        d = SequentialDesign(*args)
+        designs[design_key(*args)] = [d.c_fail, d.c_pass]
+        _write_table(path, designs)
+        print(f"{args}: {d.c_fail}, {d.c_pass} in {timer.seconds:.1f} s", flush=True)
+    _write_table(path, designs)
+
+
+def _write_table(path: Path, designs: dict[str, list[float]]) -> None:
+    """One design a line (key: [c_fail, c_pass]), sorted by cap, baseline and alpha; atomically."""
+    rows = [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(designs.items(), key=lambda kv: _order(kv[0]))]
+    head = f'{{\n "algorithm": {DESIGN_ALGORITHM},\n "generated_by": "python benchmarks/speed.py --designs",\n'
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(head + ' "designs": {\n' + ",\n".join(rows) + "\n }\n}\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _order(key: str) -> tuple[int, int, float]:
+    _, nb, n, alpha, *_ = key.split("|")
+    return int(n), int(nb), float(alpha)
+
+
+# --------------------------------------------------------------------------- 1. one verdict
+
+N_VERDICT = (50, 100, 200)
+_COLD = """
+import json, sys, time
+from agentassay.stats import regression_verdict
+n = int(sys.argv[1])
+w, c = time.perf_counter(), time.process_time()
+regression_verdict(int(0.9 * n), n, int(0.85 * n), n)
+cold = (time.perf_counter() - w, time.process_time() - c)
+warm = []
+for k in range(1, int(sys.argv[2]) + 1):  # other outcomes of the same arms: new p-values and bounds
+    w, c = time.perf_counter(), time.process_time()
+    regression_verdict(int(0.9 * n) - k // 2, n, int(0.85 * n) + k % 3 - k // 2, n)
+    warm.append((time.perf_counter() - w, time.process_time() - c))
+print(json.dumps({"cold": cold, "warm": warm}))
+"""
+
+
+def _ms(xs: list[float]) -> float:
+    return round(1000 * statistics.median(xs), 2)
+
+
+def verdict_times(processes: int, warm: int) -> dict[str, Any]:
+    """Cold (first call of a fresh interpreter) and warm (later calls) regression_verdict times per n."""
+    out = {}
+    for n in N_VERDICT:
+        runs = [json.loads(_python(["-c", _COLD, str(n), str(warm)]).stdout) for _ in range(processes)]
+        cold = [r["cold"] for r in runs]
+        hot = [w for r in runs for w in r["warm"]]
+        out[str(n)] = {
+            "cold_ms": _ms([c[0] for c in cold]),
+            "cold_cpu_ms": _ms([c[1] for c in cold]),
+            "warm_ms": _ms([w[0] for w in hot]),
+            "warm_cpu_ms": _ms([w[1] for w in hot]),
+            "processes": processes,
+            "warm_calls": len(hot),
+        }
+        print(f"verdict n={n}: {out[str(n)]}", flush=True)
+    return out
+
+
+def reference_times() -> dict[str, Any]:
+    """The same first verdict by the table code this replaced (tests/_regression_reference.py), for scale."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import _regression_reference as ref
+
+    out = {}
+    for n in N_VERDICT:
+        w = time.perf_counter()
+        ref.reference_verdict(int(0.9 * n), n, int(0.85 * n), n)
+        out[str(n)] = round(1000 * (time.perf_counter() - w), 1)
+        print(f"reference verdict n={n}: {out[str(n)]} ms", flush=True)
+    return out
+
+
+def _python(args: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env, check=False)
+    if done.returncode not in (0, 1, 2):
+        raise SystemExit(f"{args[:3]} failed ({done.returncode}): {done.stderr[-3000:]}")
+    return done
+
+
+# --------------------------------------------------------------------------- 2. compare / merge
+
+
+def graded(text: str, seed: int) -> str:
+    """Passes with the probability the input ends with ('rate 0.9'), reproducibly per seed."""
+    return "ok" if random.Random(seed).random() < float(text.split()[-1]) else "no"
+
+
+def _suite(scenarios: int, method: str) -> Any:
+    from agentassay.spec import AgentConfig, Check, Scenario, Suite
+
+    rng = random.Random(20261124)
+    rates = [round(rng.uniform(0.75, 0.98), 2) for _ in range(scenarios)]
+    return Suite(
+        name="speed",
+        agent=AgentConfig("benchmarks.speed:graded"),
+        scenarios=tuple(
+            Scenario(f"s{i:03d}", f"rate {r}", checks=(Check("contains", "ok"),)) for i, r in enumerate(rates)
+        ),
+        settings=replace(Settings(), concurrency=16, timeout=10.0, seed=3, method=method),
+    )
+
+
+def make_files(folder: Path, scenarios: int) -> dict[str, Any]:
+    """Baseline (`run --full`), and per method a candidate (`check`) and its 3 shards (`check --shard i/3`)."""
+    from agentassay.adapters import CallableAdapter
+    from agentassay.runner import run_suite
+
+    def go(suite: Any, **kw: Any) -> Any:
+        adapter = CallableAdapter(graded)
+        return run_suite(suite, adapter=adapter, progress=False, handle_signals=False, **kw).results
+
+    timer = Timer()
+    base = go(_suite(scenarios, "sprt"), full=True, version="v1")
+    base.save(folder / "base.json")
+    for method in ("sprt", "fixed"):
+        suite = _suite(scenarios, method)
+        go(suite, baseline=base, version="v2").save(folder / f"cand-{method}.json")
+        for i in (1, 2, 3):
+            go(suite, baseline=base, version="v2", shard=(i, 3)).save(folder / f"shard{i}-{method}.json")
+    trials = sum(len(s.trials) for s in base.scenarios)
+    return {"scenarios": scenarios, "baseline_trials": trials, "seconds_to_generate": round(timer.seconds, 1)}
+
+
+def cli_times(folder: Path, reps: int) -> dict[str, Any]:
+    """Wall time of `agentassay compare` and `merge` in fresh processes, each with an empty design cache."""
+    pyc = tempfile.mkdtemp(prefix="speed-pyc-")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPYCACHEPREFIX=pyc, PYTHONPATH=str(ROOT))
+    commands = {}
+    for method in ("sprt", "fixed"):
+        commands[f"compare_{method}"] = ["compare", "base.json", f"cand-{method}.json"]
+        shards = [f"shard{i}-{method}.json" for i in (1, 2, 3)]
+        commands[f"merge_{method}"] = ["merge", *shards, "--baseline", "base.json"]
+    out: dict[str, Any] = {}
+    for name, args in commands.items():
+        times, cpu = [], []
+        for rep in range(reps + 1):  # the first run fills the bytecode cache, as installing the package does
+            cache = tempfile.mkdtemp(prefix="speed-cache-")  # a fresh container: no calibrated designs
+            run_env = {**env, "AGENTASSAY_CACHE_DIR": cache}
+            w = time.perf_counter()
+            done = _python(
+                ["-c", _TIMED, "-m", "agentassay", *args, "-q", "-o", str(folder / f"out-{name}.json")],
+                env=run_env, cwd=folder,
+            )
+            if rep:
+                times.append(time.perf_counter() - w)
+                cpu.append(float(done.stdout.strip().splitlines()[-1]))
+        out[name] = {
+            "median_s": round(statistics.median(times), 2),
+            "max_s": round(max(times), 2),
+            "cpu_s": round(statistics.median(cpu), 2),
+            "reps": reps,
+            "exit_code": done.returncode,
+        }
+        print(f"{name}: {out[name]}", flush=True)
+    return out
+
+
+# Runs the CLI as `python -m agentassay ...` would and prints the process's CPU seconds last.
+_TIMED = """
+import resource, runpy, sys
+sys.argv = ["agentassay", *sys.argv[3:]]
+try:
+    runpy.run_module("agentassay", run_name="__main__")
+except SystemExit as e:
+    code = e.code
+else:
+    code = 0
+r = resource.getrusage(resource.RUSAGE_SELF)
+print(r.ru_utime + r.ru_stime)
+sys.exit(code)
+"""
+
+
+# --------------------------------------------------------------------------- 3. designs
+
+
+def design_times(ns: tuple[int, ...]) -> dict[str, Any]:
+    """Getting a default check's design from the shipped table (empty cache) against calibrating it."""
+    alpha = scenario_alpha(Settings(), 4, holm_later=False, share=SHARE)  # 4 scenarios, fingerprints on
+    out: dict[str, Any] = {"alpha": alpha, "scenarios": 4}
+    probe = """
+import json, sys, time
+from agentassay.gate import sequential_design
+from agentassay.stats import SequentialDesign
+from agentassay.stats._sequential import _constants
+nb, alpha, calibrate = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "1"
+w = time.perf_counter(); d = sequential_design(nb, nb, alpha, 0.1); lookup = time.perf_counter() - w
+cal = None
+if calibrate:
+    w = time.perf_counter(); c = SequentialDesign(nb, nb, alpha, 0.1); cal = time.perf_counter() - w
+    assert (c.c_fail, c.c_pass) == (d.c_fail, d.c_pass), "the shipped design differs from a calibration"
+print(json.dumps({"lookup": lookup, "calibrate": cal, "calibrations": _constants.cache_info().misses}))
+"""
+    for n in ns:
+        env = {**os.environ, "AGENTASSAY_CACHE_DIR": tempfile.mkdtemp(prefix="speed-designs-")}
+        r = json.loads(_python(["-c", probe, str(n), repr(alpha), "1"], env=env).stdout)
+        out[str(n)] = {
+            "lookup_ms": round(1000 * r["lookup"], 3),
+            "calibration_s": round(r["calibrate"], 2),
+            "calibrations": r["calibrations"],  # 1: only the comparison itself calibrated
+        }
+        print(f"design n={n}: {out[str(n)]}", flush=True)
+    return out
+
+
+# --------------------------------------------------------------------------- report
+
+BEGIN, END = "<!-- BEGIN GENERATED: benchmarks/speed.py -->", "<!-- END GENERATED: benchmarks/speed.py -->"
+
+
+def markdown(res: dict[str, Any]) -> str:
+    ok = lambda b: "met" if b else "**missed**"  # noqa: E731
+    v, c, d = res["verdict"], res["cli"], res["designs"]
+    ref = res.get("reference_ms") or {}
+    rows = "\n".join(
+        f"| {n} | {x['cold_ms']} ({x['cold_cpu_ms']}) | {x['warm_ms']} ({x['warm_cpu_ms']}) | "
+        f"{ref.get(n, '–')} | {ok(x['cold_ms'] <= 20)} / {ok(x['warm_ms'] <= 20)} |"
+        for n, x in v.items()
+    )
+    cli = "\n".join(
+        f"| `{name.replace('_', ' ')}` | {x['median_s']} (max {x['max_s']}) | {x['cpu_s']} | {ok(x['max_s'] < 5)} |"
+        for name, x in c.items()
+    )
+    des = "\n".join(
+        f"| {n} x {n} | {x['lookup_ms']} ms | {x['calibration_s']} s |" for n, x in d.items() if n.isdigit()
+    )
+    g = res["files"]
+    return f"""{BEGIN}
+## Speed of verdicts, comparisons and designs
+
+Measured by `python benchmarks/speed.py` on {res['machine']} (Python {res['python']}), {res['date']},
+load average {res['load_average']} at the start. Every figure is read from `docs/speed.json`, written by
+that run; `tests/test_speed_benchmark.py` checks the targets. In brackets: the process's CPU time
+(above the wall time where OpenBLAS threads spin beside the main one).
+
+One `regression_verdict` (baseline 90 % vs candidate 85 % of n per arm, alpha 0.05, delta 0.1), ms:
+*cold* is the first call of a fresh interpreter (imports not counted, median of {v['50']['processes']}
+processes), *warm* a later call on another outcome of the same arm sizes (median of
+{v['50']['warm_calls']}); *before* is the first call of the table code this replaced
+(`tests/_regression_reference.py`). Target <= 20 ms.
+
+| n per arm | cold (CPU) | warm (CPU) | before | cold / warm |
+|---|---|---|---|---|
+{rows}
+
+The verdicts, p-values and bounds are the table code's (`tests/test_regression_fast.py` compares them
+on a grid). How: the outcomes at least as extreme are a staircase, found row by row, and the tails are
+one gather per nuisance rate (`agentassay/stats/_ni.py`); the bound still takes the bisection's 22
+halvings, because the exact p-value is not monotone in the margin (it jumps up where the ordering
+changes) and a shorter search would land on other crossings. Each halving is one exact p-value over
+the 201-point null curve, about {v['200']['warm_ms'] / 22:.1f} ms at n = 200 (warm time / 22).
+
+`agentassay compare` and `agentassay merge` (3 shards) of {g['scenarios']} scenarios x 50 trials
+(baseline {g['baseline_trials']:,} trials) through the CLI, each in a fresh process with an empty
+design cache, writing the results file; seconds, median of {c['compare_sprt']['reps']}. Target < 5 s.
+
+| command | wall s | CPU s | |
+|---|---|---|---|
+{cli}
+
+`sprt` is the default method (each scenario's design at alpha / {g['scenarios']}, calibrated once per
+run when not shipped); `fixed` decides every scenario with `regression_verdict`.
+
+A default `check` of 4 scenarios (alpha {d['alpha']:.5g} each, fingerprints on) gets its sequential
+design from the table shipped in the package (`agentassay/gate/designs.json`, written by
+`python benchmarks/speed.py --designs`), with an empty cache, against calibrating it:
+
+| baseline x cap | from the shipped table | calibration |
+|---|---|---|
+{des}
+{END}"""
+
+
+def splice(block: str, text: str | None) -> str:
+    """``text`` with its generated section replaced by ``block`` (appended when it has none)."""
+    if text is None:
+        return "# Performance\n\n" + block + "\n"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        return head + block + rest.split(END, 1)[1]
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any] | None:
+    ap = parser(__doc__, quick_help="fewer repetitions, 60 scenarios; writes nothing")
+    ap.add_argument("--designs", action="store_true", help="write agentassay/gate/designs.json and stop")
+    args = ap.parse_args(argv)
+    if args.designs:
+        write_designs()
+        return None
+    timer = Timer()
+    res: dict[str, Any] = run_info(
+        args.quick, machine=f"{os.uname().machine}, {os.cpu_count()} cores", date=today(),
+        load_average=round(os.getloadavg()[0], 2),
+    )
+    res["verdict"] = verdict_times(3 if args.quick else 7, 5 if args.quick else 10)
+    if not args.quick:
+        res["reference_ms"] = reference_times()
+    with tempfile.TemporaryDirectory() as tmp:
+        res["files"] = make_files(Path(tmp), 60 if args.quick else 300)
+        print(f"files: {res['files']}", flush=True)
+        res["cli"] = cli_times(Path(tmp), 1 if args.quick else 3)
+    res["designs"] = design_times((50, 100) if args.quick else (50, 100, 200))
+    res["seconds"] = round(timer.seconds, 1)
+    print(json.dumps(res, indent=1))
+    if not args.quick:
+        write_report(args.out, "speed", res, seconds=res["seconds"])
+        doc = args.out / "performance.md"
+        doc.write_text(splice(markdown(res), doc.read_text(encoding="utf-8") if doc.exists() else None), encoding="utf-8")
+        print(f"wrote {doc}")
+    return res
+
+
+if __name__ == "__main__":
+    main()

@@ -383,9 +383,11 @@ def test_openai_compatible_provider(monkeypatch: pytest.MonkeyPatch) -> None:
         OpenAIAgentsAdapter(v1.triage_agent, model=config)
     monkeypatch.setenv("TEST_KEY", "secret")
     adapter = OpenAIAgentsAdapter(v1.triage_agent, model=config)
-    model = adapter._model_for(0)
+    model, client = adapter._openai_compatible_model()
     assert isinstance(model, OpenAIChatCompletionsModel)
-    assert adapter._model_for(1) is model
+    assert str(client.base_url).rstrip("/") == "http://localhost:1/v1" and client.api_key == "secret"
+    # A client per trial, closed by the trial in its own event loop (never one shared across loops).
+    assert adapter._openai_compatible_model()[1] is not client
     assert adapter.config()["model"]["name"] == "llama3" and adapter.model_label == "llama3"
     with pytest.raises(ValueError, match="base_url"):
         OpenAIAgentsAdapter(v1.triage_agent, model=ModelConfig(provider="openai-compatible", name="x"))

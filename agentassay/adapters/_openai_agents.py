@@ -301,19 +301,21 @@ class OpenAIAgentsAdapter:
             api_key=os.environ.get(env) if env else None,
         )
 
-    def _openai_compatible_model(self) -> Model:
-        if self._real_model is None:
-            from agents import OpenAIChatCompletionsModel
+    def _openai_compatible_model(self) -> tuple[Model, openai.AsyncOpenAI]:
+        """A model on a client of its own, for one trial; the trial closes the client in its own loop.
 
-            env = self.model_config.api_key_env
-            client = openai.AsyncOpenAI(
-                base_url=self.model_config.base_url,
-                api_key=os.environ.get(env, "") if env else "not-needed",  # local servers often need none
-            )
-            self._real_model = OpenAIChatCompletionsModel(
-                model=str(self.model_config.name), openai_client=client
-            )
-        return self._real_model
+        Not cached: an async client holds connections of the event loop it first ran in, and a run (or
+        each mutant of `agentassay mutate`) has loops of its own; a client left to the garbage collector
+        schedules its close on whichever loop is running then, which fails with "Event loop is closed".
+        """
+        from agents import OpenAIChatCompletionsModel
+
+        env = self.model_config.api_key_env
+        client = openai.AsyncOpenAI(
+            base_url=self.model_config.base_url,
+            api_key=os.environ.get(env, "") if env else "not-needed",  # local servers often need none
+        )
+        return OpenAIChatCompletionsModel(model=str(self.model_config.name), openai_client=client), client
 
     def _model_for(self, seed: int) -> Model | str | None:
         provider = self.model_config.provider
@@ -321,8 +323,6 @@ class OpenAIAgentsAdapter:
             return OfflineModel(self._behaviour, seed)
         if provider == "openai":
             return self.model_config.name  # None: each agent's own model, else the SDK default
-        if provider == "openai-compatible":
-            return self._openai_compatible_model()
         return self._real_model
 
     @property
@@ -338,7 +338,11 @@ class OpenAIAgentsAdapter:
     async def run(self, input: str, *, seed: int) -> Trace:
         """Run one trial. Transient provider errors propagate (retry them); others raise AgentRunError."""
         install_trace_router()
-        model = self._model_for(seed)
+        client: openai.AsyncOpenAI | None = None
+        if self.model_config.provider == "openai-compatible":
+            model, client = self._openai_compatible_model()
+        else:
+            model = self._model_for(seed)
         trace_id = f"trace_{uuid.uuid4().hex}"
         recorder = _ROUTER.open(trace_id)
         probe = self.probe
@@ -398,6 +402,8 @@ class OpenAIAgentsAdapter:
             _ROUTER.close(trace_id)
             if installer is not None:
                 installer.release()
+            if client is not None:
+                await client.close()
         latency = time.perf_counter() - started
         steps = _steps_from_spans(recorder) or _steps_from_items(result.new_items)
         steps = _mark_probe_steps(steps, recorder, installer)

@@ -337,12 +337,16 @@ processes), *warm* a later call on another outcome of the same arm sizes (median
 |---|---|---|---|---|
 {rows}
 
-The verdicts, p-values and bounds are the table code's (`tests/test_regression_fast.py` compares them
-on a grid). How: the outcomes at least as extreme are a staircase, found row by row, and the tails are
-one gather per nuisance rate (`agentassay/stats/_ni.py`); the bound still takes the bisection's 22
-halvings, because the exact p-value is not monotone in the margin (it jumps up where the ordering
-changes) and a shorter search would land on other crossings. Each halving is one exact p-value over
-the 201-point null curve, about {v['200']['warm_ms'] / 22:.1f} ms at n = 200 (warm time / 22).
+The verdicts and p-values are the table code's (the NI p-value within 1e-13: summed with a log-space
+pmf), and the bound is the table code's bisection stopped after 16 of its 22 halvings, reported as the
+upper end of the bracket: never below the old figure, at most 2**-15 (3.1e-5) above it
+(`tests/test_regression_fast.py` checks both on a grid). How: the outcomes at least as extreme are a
+staircase, found row by row, and the tails are one gather per nuisance rate; halvings far from the
+bound are settled by two half-plane certificates that need no staircase (a Chernoff bound of a
+superset proves p <= alpha, a subset's tail proves p > alpha), and halvings near it from one nuisance
+rate when the p-value is plainly above alpha (`agentassay/stats/_ni.py`). The halvings are the
+bisection's own because the exact p-value is not monotone in the margin (it jumps up where the
+ordering changes): a search assuming it falls would land on other crossings.
 
 `agentassay compare` and `agentassay merge` (3 shards) of {g['scenarios']} scenarios x 50 trials
 (baseline {g['baseline_trials']:,} trials) through the CLI, each in a fresh process with an empty

@@ -1,7 +1,9 @@
 """The fast fixed-n evidence (agentassay/stats/_ni.py) gives the table code's numbers, verdict by verdict.
 
 The reference is the table implementation as it was (tests/_regression_reference.py, kept verbatim):
-the same verdict, and the p-value, the non-inferiority p-value and the drop bound within 1e-12.
+the same verdict, the p-value and the non-inferiority p-value within 1e-12, and the drop bound the
+upper end of the bracket the reference's first 16 halvings left: never below the reference's figure
+(22 halvings), at most 2**-15 above it.
 """
 
 from __future__ import annotations
@@ -19,12 +21,21 @@ from agentassay.stats._regression import _NEAR, _code, regression_codes
 FIXTURE = Path(__file__).parent / "fixtures" / "regression_reference.json"
 
 
+RESOLUTION = 2.0 ** (1 - _ni.HALVINGS)  # the width of the bracket the bound's halvings leave
+
+
+def _bound_ok(got: float, want: float) -> bool:
+    """The fast bound is the reference bisection stopped early: the upper end of a bracket holding ``want``."""
+    return want <= got <= want + RESOLUTION
+
+
 def _same(xb: int, nb: int, xc: int, nc: int, alpha: float, delta: float, test: str) -> None:
     want = ref.reference_verdict(xb, nb, xc, nc, alpha=alpha, delta=delta, test=test)
     r = regression_verdict(xb, nb, xc, nc, alpha=alpha, delta=delta, test=test)
     got = (r.verdict.value, r.pvalue, r.noninferiority_pvalue, r.drop_upper_bound)
     assert got[0] == want[0], (xb, nb, xc, nc, alpha, delta, test, want, got)
-    assert got[1:] == pytest.approx(want[1:], abs=1e-12, rel=0), (xb, nb, xc, nc, alpha, delta, test, want, got)
+    assert got[1:3] == pytest.approx(want[1:3], abs=1e-12, rel=0), (xb, nb, xc, nc, alpha, delta, test, want, got)
+    assert _bound_ok(got[3], want[3]), (xb, nb, xc, nc, alpha, delta, test, want, got)
 
 
 @pytest.mark.parametrize(("nb", "nc"), [(1, 1), (2, 5), (6, 6), (9, 4)])
@@ -59,19 +70,20 @@ def test_large_arms_match_the_stored_reference() -> None:
     for c in cases:
         r = regression_verdict(c["xb"], c["nb"], c["xc"], c["nc"], alpha=c["alpha"], delta=c["delta"])
         assert r.verdict.value == c["verdict"], c
-        for field in ("pvalue", "noninferiority_pvalue", "drop_upper_bound"):
+        for field in ("pvalue", "noninferiority_pvalue"):
             assert getattr(r, field) == pytest.approx(c[field], abs=1e-12, rel=0), (field, c)
+        assert _bound_ok(r.drop_upper_bound, c["drop_upper_bound"]), c
 
 
 def test_the_bound_replays_the_bisection_where_the_pvalue_is_not_monotone() -> None:
     """At 10/20 vs 18/30 the exact NI p-value crosses 0.05 three times between margins 0.138 and 0.152
     (it jumps up where the ordering of outcomes changes); the bisection lands on the last crossing, and so
-    must the fast code (a search assuming monotonicity lands on the first, 0.1412)."""
+    must the fast code (a search assuming monotonicity lands on the first, 0.1412), up to its resolution."""
     step = 2.0**-21
     ps = [_ni.ni_pvalue(20, 30, 10, 18, -1 + round((d + 1) / step) * step) for d in (0.141, 0.145, 0.146, 0.149)]
     assert ps[0] > 0.05 > ps[1] and ps[2] > 0.05 > ps[3]
     _same(10, 20, 18, 30, 0.05, 0.1, "fisher")
-    assert regression_verdict(10, 20, 18, 30).drop_upper_bound == pytest.approx(0.148596, abs=1e-6)
+    assert 0.148596 <= regression_verdict(10, 20, 18, 30).drop_upper_bound <= 0.148597 + RESOLUTION
 
 
 @pytest.mark.parametrize(("nb", "nc"), [(10, 10), (20, 35), (50, 50), (60, 20)])
@@ -95,3 +107,33 @@ def test_a_pvalue_at_alpha_is_decided_by_the_table() -> None:
         p = ref.regression_pvalues(20, 20, "fisher")[xb, xc]
         for ni_p in (0.05, 0.05 * (1 + _NEAR / 2), float("nan")):
             assert _code(xb, 20, xc, 20, 0.05, 0.1, 0.1, "fisher", "non-inferiority", p, ni_p) == table[xb, xc]
+
+
+def test_certificates_decide_only_what_the_full_computation_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Halvings far from the bound are settled by half-plane certificates, without the staircase. Turned
+    off, every halving is computed in full: the bounds must be the same, and the certificates must have
+    settled a good share of the halvings (else this test shows nothing)."""
+    rng = np.random.default_rng(2026)
+    cases = [(200, 200, 180, 170, 0.05), (40, 40, 3, 3, 0.01), (20, 30, 10, 18, 0.05), (2, 2, 1, 2, 0.1)]
+    for n in (1, 3, 10, 30, 60, 150):
+        m = int(rng.choice([n, max(1, n // 2), 2 * n]))
+        for _ in range(6):
+            alpha = float(rng.choice([0.05, 0.01, 0.2, 0.00625]))
+            cases.append((n, m, int(rng.integers(0, n + 1)), int(rng.integers(0, m + 1)), alpha))
+    settled = []
+    real = _ni._certified_side
+
+    def counting(*args: object) -> bool | None:
+        side = real(*args)  # type: ignore[arg-type]
+        settled.append(side is not None)
+        return side
+
+    monkeypatch.setattr(_ni, "_certified_side", counting)
+    _ni.drop_upper_bound.cache_clear()
+    with_certificates = [_ni.drop_upper_bound(*c) for c in cases]
+    monkeypatch.setattr(_ni, "_CERTIFY_WIDTH", float("inf"))
+    _ni.drop_upper_bound.cache_clear()
+    in_full = [_ni.drop_upper_bound(*c) for c in cases]
+    _ni.drop_upper_bound.cache_clear()
+    assert with_certificates == in_full
+    assert sum(settled) >= 3 * len(cases), (sum(settled), len(cases))

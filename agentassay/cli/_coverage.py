@@ -55,9 +55,14 @@ def _counts_line(manifest: Any) -> str:
     from ..structure import obligations
 
     o = obligations(manifest)
+
+    def count(n: int, noun: str) -> str:
+        return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
     return (
-        f"{len(o.agents)} reachable agents, {len(manifest.tools)} tools, {len(o.allowed)} allowed edges, "
-        f"{len(o.restricted)} restricted edges, {len(o.delegations)} delegations = {o.total} obligations"
+        f"{count(len(o.agents), 'reachable agent')}, {count(len(manifest.tools), 'tool')}, "
+        f"{count(len(o.allowed), 'allowed edge')}, {count(len(o.restricted), 'restricted edge')}, "
+        f"{count(len(o.delegations), 'delegation')} = {count(o.total, 'obligation')}"
     )
 
 

@@ -193,6 +193,13 @@ def _fmt_load(la: dict[str, list[float]]) -> str:
     return f"{la['start'][0]:.1f} → {la['end'][0]:.1f}"
 
 
+def _upper_limit(fails: int, reps: int, confidence: float = 0.95) -> float:
+    """Exact (Clopper-Pearson) one-sided upper confidence limit of a binomial rate."""
+    from scipy import stats
+
+    return 1.0 if fails >= reps else float(stats.beta.ppf(confidence, fails + 1, reps - fails))
+
+
 def markdown(r: dict[str, Any]) -> str:
     a, g, m = r["aa"], r["regression"], r["mutation"]
     rates = ", ".join(f"`{n}` {p:.2f}" for n, p in a["baseline_pass_rate"].items())
@@ -209,10 +216,15 @@ def markdown(r: dict[str, Any]) -> str:
         "**A/A** (the same prompt as baseline and candidate; the suite's default gate, two scenarios, "
         f"alpha {ALPHA}, at most {a['trials_cap']} trials per scenario):",
         "",
-        "| repetitions | FAIL | PASS | INCONCLUSIVE | FAIL rate ± s.e. | bound alpha + 2 s.e. | within |",
-        "|---|---|---|---|---|---|---|",
+        "| repetitions | FAIL | PASS | INCONCLUSIVE | FAIL rate ± s.e. | bound alpha + 2 s.e. | within "
+        "| exact one-sided 95 % upper limit |",
+        "|---|---|---|---|---|---|---|---|",
         f"| {a['reps']} | {a['verdicts']['fail']} | {a['verdicts']['pass']} | {a['verdicts']['inconclusive']} | "
-        f"{a['fail_rate']:.3f} ± {a['se']:.3f} | {a['bound']:.3f} | {'yes' if a['within_bound'] else '**no**'} |",
+        f"{a['fail_rate']:.3f} ± {a['se']:.3f} | {a['bound']:.3f} | {'yes' if a['within_bound'] else '**no**'} "
+        f"| {_upper_limit(a['fails'], a['reps']):.3f} |",
+        "",
+        "The s.e. is the binomial one of the observed rate, so with no FAIL it is 0 and says little; the last "
+        "column is the Clopper-Pearson limit the true FAIL rate lies below with 95 % confidence.",
         "",
         f"Baseline pass rates over all repetitions: {rates}. A check used {a['check_trials_mean']:.1f} trials on "
         f"average; the {2 * a['reps']} runs and checks took {a['seconds'] / 60:.1f} minutes and "

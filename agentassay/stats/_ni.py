@@ -302,26 +302,19 @@ def _certified_side(
     s = _s_range(nb, nc, d)
     if s is None or not math.isfinite(thr):
         return None
-    checks = (_proves_below, _proves_above) if right_first else (_proves_above, _proves_below)
-    for check in checks:
-        if check(nb, nc, d, mid, thr, alpha, near, *s):
-            return check is _proves_below
+    s_min, s_max = s
+    t_super = d - thr * (s_min if thr >= 0 else s_max) + 1e-9  # {T >= thr} within {D <= t_super}
+    t_sub = d - thr * (s_max if thr >= 0 else s_min) - 1e-9  # {D <= t_sub} within {T >= thr}
+    below = lambda: _proves_below(nb, nc, mid, t_super, alpha)  # noqa: E731
+    above = lambda: _proves_above(nb, nc, mid, t_sub, alpha, near)  # noqa: E731
+    for check, side in ((below, True), (above, False)) if right_first else ((above, False), (below, True)):
+        if check():
+            return side
     return None
 
 
-def _proves_below(
-    nb: int,
-    nc: int,
-    d: float,
-    mid: float,
-    thr: float,
-    alpha: float,
-    near: int | None,
-    s_min: float,
-    s_max: float,
-) -> bool:
+def _proves_below(nb: int, nc: int, mid: float, t: float, alpha: float) -> bool:
     """p(mid) <= alpha: a Chernoff bound of the superset {D <= t} over every segment of the null curve."""
-    t = d - thr * (s_min if thr >= 0 else s_max) + 1e-9
     edges = np.linspace(max(0.0, -mid), min(1.0, 1.0 - mid), _SEGMENTS + 1)
     pc = np.minimum(edges[1:] + 1e-12, 1.0)  # the c factor grows with p_c: the segment's top
     pb = np.clip(edges[:-1] - 1e-12 + mid, 0.0, 1.0)  # the b factor falls with p_b: the segment's bottom
@@ -335,26 +328,13 @@ def _proves_below(
     return bool(log_bound.min(axis=1).max() <= math.log(alpha) + math.log1p(-1e-6))
 
 
-def _proves_above(
-    nb: int,
-    nc: int,
-    d: float,
-    mid: float,
-    thr: float,
-    alpha: float,
-    near: int | None,
-    s_min: float,
-    s_max: float,
-) -> bool:
+def _proves_above(nb: int, nc: int, mid: float, t: float, alpha: float, near: int | None) -> bool:
     """p(mid) > alpha: the subset {D <= t}'s tail above alpha at one coarse point of the null curve."""
-    t = d - thr * (s_max if thr >= 0 else s_min) - 1e-9
     c_sub = np.clip(np.ceil(nc * (np.arange(nb + 1) / nb - t) + 1e-6), 0, nc + 1).astype(np.int64)
     if (c_sub > nc).all():
         return False
     pbs, pcs = null_curve(mid, GRID_POINTS)
-    idx = np.array(
-        [GRID_POINTS // 4, GRID_POINTS // 2, 3 * GRID_POINTS // 4] + ([] if near is None else [near])
-    )
+    idx = [GRID_POINTS // 4, GRID_POINTS // 2, 3 * GRID_POINTS // 4] + ([] if near is None else [near])
     return bool((_tails(c_sub, nb, nc, pbs[idx], pcs[idx]) > alpha * (1 + 1e-9)).any())
 
 

@@ -39,6 +39,7 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agentassay.gate._designs import LOOKS  # noqa: E402
 from agentassay.stats import SequentialDesign, SPRTCharacteristic, SPRTDesign  # noqa: E402
 from agentassay.stats._bayes import bayes_codes  # noqa: E402
 from agentassay.stats._exact import fisher_pvalues  # noqa: E402
@@ -83,7 +84,7 @@ ONE_SAMPLE = {
 SEQUENTIAL = {
     "sprt": ("SPRT (Def. 3.9), threshold = r, alpha = beta = 0.05, truncated at n", False),
     "sequential-regression": (
-        "SequentialDesign: candidate vs n-trial baseline, up to n candidate trials",
+        "SequentialDesign: candidate vs a 1.5n-trial baseline (what `run --full` records), up to n candidate trials, a look every 10",
         False,
     ),
     "paper-alg-2-plugin-sprt": (
@@ -173,7 +174,7 @@ def run_grid(rates: tuple[float, ...], deltas: tuple[float, ...], ns: tuple[int,
         for n in ns:
             t0 = time.time()
             tables = {name: two_sample_table(name, n, delta) for name in TWO_SAMPLE}
-            seq = SequentialDesign(n, n, ALPHA, delta, 0.25)
+            seq = SequentialDesign(-(-3 * n // 2), n, ALPHA, delta, 0.25, looks=LOOKS)  # as `check` runs it
             for r in rates:
                 key = f"r={r}|delta={delta}|n={n}"
                 d = r - delta
@@ -240,11 +241,11 @@ def monte_carlo_checks(reps: int, rng: np.random.Generator) -> list[dict]:
                     d.wald_asn(p) if max_trials is None else None,
                 )
             )
-    seq = SequentialDesign(30, 30, ALPHA, 0.1, 0.25)
+    seq = SequentialDesign(45, 30, ALPHA, 0.1, 0.25, looks=LOOKS)
     for pb, pc in ((0.8, 0.8), (0.8, 0.7), (0.9, 0.65)):
         oc = seq.operating_characteristic(pb, pc)
         fails, trials = np.empty(reps), np.empty(reps)
-        xbs = rng.binomial(30, pb, reps)
+        xbs = rng.binomial(45, pb, reps)
         outcomes = rng.random((reps, 30)) < pc
         for i in range(reps):
             xc = 0
@@ -257,7 +258,7 @@ def monte_carlo_checks(reps: int, rng: np.random.Generator) -> list[dict]:
             fails[i], trials[i] = (v is not None and v.value == "fail"), k
         rows.append(
             _mc_row(
-                "sequential-regression n_b=n_max=30 delta=0.1",
+                "sequential-regression n_b=45 n_max=30 looks=10 delta=0.1",
                 (pb, pc),
                 oc.fail_probability,
                 fails,

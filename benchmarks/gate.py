@@ -4,7 +4,7 @@
     python benchmarks/gate.py --quick   # small run, for CI smoke checks
 
 A fixed-n ``check`` with fingerprints: each scenario's pass-rate test (the exact one-sided Fisher
-test, FAIL only when non-inferiority is not shown, as ``regression_verdict`` decides) holds half of
+test, FAIL only when non-inferiority at alpha is not shown, as ``regression_verdict`` decides) holds half of
 alpha and the fingerprint shift test the other half; the suite is blocked when any scenario FAILs.
 Under "nothing changed" the pass counts of baseline and candidate are binomial at the same rate and
 the fingerprint test's p-values are uniform (its calibration is measured in benchmarks/fingerprints.py),
@@ -43,7 +43,9 @@ def cell(m: int, n: int, rate: float, drop: float, reps: int, rng: np.random.Gen
     """Block rates of both rules for m scenarios of n trials per arm; scenario 0 drops by ``drop``."""
     settings = Settings(alpha=ALPHA, beta=BETA, delta=DELTA, method="fixed")
     level = ALPHA * (1 - SHARE)  # what each pass-rate test holds
-    codes = regression_codes(n, n, alpha=level, beta=BETA, delta=DELTA, test="fisher", rule="non-inferiority")
+    codes = regression_codes(
+        n, n, alpha=level, beta=BETA, delta=DELTA, test="fisher", rule="non-inferiority", pass_alpha=ALPHA
+    )  # PASS at alpha (issue 21: an intersection-union claim), FAIL at the level the pass-rate tests hold
     pvalues = regression_pvalues(n, n, "fisher")
     rates = np.full(m, rate)
     rates[0] -= drop

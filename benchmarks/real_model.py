@@ -19,6 +19,11 @@ first: `python -m pip install --require-hashes -r tests/real_model_requirements.
    (`assistant_regressed`), checked against the first baselines: verdicts, trials used, tokens and
    wall time of each check.
 3. **Prompt mutants**: `agentassay mutate --operators prompt` on the same suite: each mutant's status.
+4. **A/A at the shipped defaults** (issue 21; `--defaults-reps R`, merged into the existing JSON): the
+   `capital` scenario alone (pass rate about 0.96 here), nothing in `config` but the concurrency and
+   seed, so a baseline records `Settings().record_cap` trials and a check runs at most `trial_cap`:
+   the DEPLOY rate over R repetitions with its exact (Clopper-Pearson) 95 % interval, trials used,
+   time; then the DONE-rule prompt regression checked against the first of those baselines (BLOCK).
 
 The CPU is shared (other processes may run): the load average is recorded at the start and the
 end of each part, and wall times mean little without it.
@@ -173,6 +178,70 @@ def mutants(served: real_model.Served, work: Path, trials: int) -> dict[str, Any
             "seconds": round(s, 1), "load_average": {"start": load_start, "end": real_model.load_average()}}
 
 
+def aa_defaults(served: real_model.Served, work: Path, reps: int) -> dict[str, Any]:
+    """A/A on `capital` at the shipped defaults (cap, baseline size, levels), then the prompt regression."""
+    from agentassay.spec import Settings
+
+    cfg = {"concurrency": 2, "timeout": 300, "seed": SEED}
+    suite = real_model.write_suite(work / "defaults", served, [real_model.scenario("capital")], config=cfg)
+    load_start = real_model.load_average()
+    runs = []
+    for i in range(reps):
+        base, cand = work / f"dbase-{i}.json", work / f"daa-{i}.json"
+        rc_b, s_b = _cli(["run", str(suite), "--full", "--no-store", "-o", str(base)])
+        rc_c, s_c = _cli(["check", str(suite), "--baseline", str(base), "--no-store", "-o", str(cand)])
+        if rc_b not in (0, 1, 2) or rc_c not in (0, 1, 2):
+            raise SystemExit(f"A/A (defaults) repetition {i}: run exit {rc_b}, check exit {rc_c}")
+        rep = {"baseline": _summary(base, rc_b, s_b), "check": _summary(cand, rc_c, s_c)}
+        rep["check"]["decision"] = _results(cand)["decision"]["decision"]
+        runs.append(rep)
+        c, b = rep["check"], rep["baseline"]["scenarios"]["capital"]
+        print(f"A/A defaults {i + 1}/{reps}: {c['decision'].upper()} after {c['trials']} trials ({c['seconds']:.0f} s); "
+              f"baseline {b['passes']}/{b['trials']}", flush=True)
+    deploys = sum(1 for r in runs if r["check"]["decision"] == "deploy")
+    blocks = sum(1 for r in runs if r["check"]["decision"] == "block")
+    rc, s = _cli(["check", str(suite), "--baseline", str(work / "dbase-0.json"), "--agent",
+                  "real_model_agents:assistant_regressed", "--no-store", "-o", str(work / "dregressed.json")])
+    regressed = _summary(work / "dregressed.json", rc, s)
+    regressed["decision"] = _results(work / "dregressed.json")["decision"]["decision"]
+    print(f"prompt regression at the defaults: {regressed['decision'].upper()} after {regressed['trials']} trials", flush=True)
+    lo, hi = _interval(deploys, reps)
+    settings = Settings()
+    return {
+        "reps": reps, "cap": settings.trial_cap, "baseline_trials": settings.record_cap, "deploys": deploys,
+        "blocks": blocks, "deploy_rate": deploys / reps, "deploy_interval": [lo, hi],
+        "block_upper_limit": _upper_limit(blocks, reps),
+        "baseline_pass_rate": sum(r["baseline"]["scenarios"]["capital"]["passes"] for r in runs)
+        / max(1, sum(r["baseline"]["scenarios"]["capital"]["trials"] for r in runs)),
+        "check_trials_mean": sum(r["check"]["trials"] for r in runs) / reps,
+        "seconds": sum(r["baseline"]["seconds"] + r["check"]["seconds"] for r in runs),
+        "regression": regressed,
+        "load_average": {"start": load_start, "end": real_model.load_average()},
+        "runs": runs,
+    }
+
+
+def _interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) two-sided interval of a binomial rate."""
+    from scipy import stats
+
+    a = 1 - confidence
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(a / 2, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(1 - a / 2, k + 1, n - k))
+    return lo, hi
+
+
+def measure_defaults(reps: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="agentassay-real-model-") as tmp:
+        work = Path(tmp)
+        missing = real_model.missing_packages()
+        if missing:
+            raise SystemExit(f"not installed: {', '.join(missing)}; run `{real_model.install_hint()}`")
+        with real_model.serve(log=work / "server.log") as served:
+            print(f"model served at {served.base_url} in {served.started_s:.1f} s", flush=True)
+            return aa_defaults(served, work, reps)
+
+
 def measure(quick: bool, reps: int, trials: int, regressions: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="agentassay-real-model-") as tmp:
         work = Path(tmp)
@@ -266,8 +335,31 @@ def markdown(r: dict[str, Any]) -> str:
         f"The normaliser saw {r['normaliser']['requests']} chat completions and rewrote "
         f"{r['normaliser']['rewritten']} (the suite has no tools, so none was expected).",
         "",
-        END,
     ]
+    d = r.get("aa_defaults")
+    if d:
+        lo, hi = d["deploy_interval"]
+        g2 = d["regression"]
+        lines += [
+            f"**A/A at the shipped defaults** (issue 21; measured {d.get('date', r['date'])} by "
+            f"`python benchmarks/real_model.py --defaults-reps {d['reps']}`): the `capital` scenario alone, "
+            f"nothing in `config` but the concurrency and seed, so each baseline recorded {d['baseline_trials']} "
+            f"trials and each check ran at most {d['cap']} (sequential, a look every 10 trials, PASS at alpha, "
+            f"fingerprints on); load {_fmt_load(d['load_average'])}.",
+            "",
+            "| repetitions | DEPLOY | BLOCK | MANUAL | DEPLOY rate | exact 95 % interval | BLOCK: exact one-sided 95 % upper limit | mean check trials |",
+            "|---|---|---|---|---|---|---|---|",
+            f"| {d['reps']} | {d['deploys']} | {d['blocks']} | {d['reps'] - d['deploys'] - d['blocks']} | "
+            f"{d['deploy_rate']:.2f} | {lo:.2f}–{hi:.2f} | {d['block_upper_limit']:.3f} | {d['check_trials_mean']:.1f} |",
+            "",
+            f"Baseline pass rate {d['baseline_pass_rate']:.3f} over all repetitions; the runs and checks took "
+            f"{d['seconds'] / 60:.1f} minutes. The prompt regression (the DONE rule removed) checked against the "
+            f"first baseline: **{g2['decision'].upper()}** after {g2['trials']} trials "
+            f"(`capital` {g2['scenarios']['capital']['verdict'].upper()} {g2['scenarios']['capital']['passes']}/"
+            f"{g2['scenarios']['capital']['trials']}), {g2['seconds']:.0f} s.",
+            "",
+        ]
+    lines += [END]
     return "\n".join(lines)
 
 
@@ -287,8 +379,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--trials", type=int, default=None, help="trials per scenario, the cap (default 30; --quick 10)")
     ap.add_argument("--regressions", type=int, default=3, help="regression checks (against the first baselines)")
     ap.add_argument("--render", action="store_true", help="rewrite docs/real-model.md from docs/real-model.json")
+    ap.add_argument("--defaults-reps", type=int, default=None,
+                    help="only part 4, the A/A at the shipped defaults, R repetitions; merged into the JSON")
     args = ap.parse_args(argv)
     md = args.out / "real-model.md"
+    if args.defaults_reps:
+        timer = Timer()
+        part = measure_defaults(args.defaults_reps)
+        part |= {"date": today(), "seconds_total": round(timer.seconds, 1)}
+        result = json.loads((args.out / "real-model.json").read_text(encoding="utf-8"))
+        result["aa_defaults"] = part
+        write_report(args.out, "real-model", result, lambda text: splice(markdown(result), text), seconds=timer.seconds)
+        print(f"A/A at the defaults: DEPLOY {part['deploys']}/{part['reps']} (95 % {part['deploy_interval'][0]:.2f}–"
+              f"{part['deploy_interval'][1]:.2f}); regression {part['regression']['decision'].upper()}")
+        return result
     if args.render:
         result = json.loads((args.out / "real-model.json").read_text(encoding="utf-8"))
         md.write_text(splice(markdown(result), md.read_text(encoding="utf-8") if md.exists() else None), encoding="utf-8")

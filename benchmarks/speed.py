@@ -13,8 +13,9 @@
    results file; default settings (``method: sprt``) and ``method: fixed``; an empty design cache
    (a fresh container) for the sequential ones. Target < 5 s each. The bytecode cache is warm, as
    in an installed package (a first run compiles it: ~2 s on this machine, not counted).
-3. Sequential designs: the time to get the design of a default ``check`` (n = 50, 100 and 200 trials
-   against an equal baseline) from the shipped table, against calibrating it.
+3. Sequential designs: the time to get the design of a default ``check`` (caps 50, 100 and 200
+   against baselines of 1.5 x the cap) from the shipped table, against calibrating it.
+4. One scenario's statistics in a default ``check``, in a fresh process (issue 21: <= 20 ms).
 """
 
 from __future__ import annotations
@@ -35,76 +36,89 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentassay.gate import scenario_alpha  # noqa: E402
-from agentassay.gate._designs import SHIPPED, design_key  # noqa: E402
+from agentassay.gate._designs import LOOKS, SHIPPED, boundary_key  # noqa: E402
 from agentassay.gate._fingerprints import SHARE  # noqa: E402
 from agentassay.plugins.contracts import SHARE as CONTRACTS_SHARE  # noqa: E402
 from agentassay.plugins.metamorphic import SHARE as METAMORPHIC_SHARE  # noqa: E402
 from agentassay.spec import Settings  # noqa: E402
-from agentassay.stats import SequentialDesign  # noqa: E402
-from agentassay.stats._sequential import DESIGN_ALGORITHM  # noqa: E402
+from agentassay.stats._sequential import DESIGN_ALGORITHM, fail_constant, pass_constant  # noqa: E402
 from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
 
-GRID = (20, 30, 50, 60, 100, 150, 200)  # trials per scenario (and baseline trials) the table covers
+# (baseline trials, cap) pairs the table covers: the default (a 300-trial baseline, 200-trial cap),
+# a pooled default baseline (`run --full --pool`: two recordings, 600 trials), the same 3:2 ratio at
+# caps 50 and 100 (what `trials: 50` / `trials: 100` record by default), and equal-size baselines at
+# 50 and 100 (baselines recorded before the 3:2 default).
+PAIRS = ((300, 200), (600, 200), (150, 100), (75, 50), (100, 100), (50, 50))
 SCENARIOS = range(1, 11)  # suites of 1-10 scenarios
 # The shares of alpha other tests hold, in the order the gate reserves them (their sum is the float
 # scenario_alpha gets): none, the fingerprint test (a default check), and with the examples' contracts
-# or metamorphic relations (those only at the examples' 50 and 100 trials).
-SHARES: tuple[tuple[tuple[float, ...], tuple[int, ...]], ...] = (
-    ((), GRID),
-    ((SHARE,), GRID),
-    ((SHARE, CONTRACTS_SHARE), (50, 100)),
-    ((SHARE, METAMORPHIC_SHARE), (50, 100)),
+# or metamorphic relations (those only at the default pair).
+SHARES: tuple[tuple[tuple[float, ...], tuple[tuple[int, int], ...]], ...] = (
+    ((), PAIRS),
+    ((SHARE,), PAIRS),
+    ((SHARE, CONTRACTS_SHARE), ((300, 200),)),
+    ((SHARE, METAMORPHIC_SHARE), ((300, 200),)),
 )
 DELTA = 0.1
 SHAPE = 0.25
 
 
-def default_design_args() -> list[tuple[int, int, float, float, float]]:
-    """(nb, n, alpha, delta, shape) of every shipped design: what ``check`` asks for by default."""
+def default_boundaries() -> list[tuple[str, int, int, float, float | None]]:
+    """(kind, nb, n, level, delta) of every shipped boundary constant: what ``check`` asks for by default.
+
+    FAIL boundaries at every level ``scenario_alpha`` gives (1-10 scenarios, each share); the PASS
+    boundary at the suite's alpha, which no share or scenario count changes.
+    """
     settings = Settings()
-    out = set()
-    for shares, ns in SHARES:
+    out: set[tuple[str, int, int, float, float | None]] = set()
+    for shares, pairs in SHARES:
         taken = 0.0
         for s in shares:  # summed as GatePlan.taken sums them
             taken += s
         for m in SCENARIOS:
             alpha = scenario_alpha(settings, m, holm_later=False, share=taken)
-            out.update((n, n, alpha, DELTA, SHAPE) for n in ns)
-    return sorted(out, key=lambda a: (a[1], a[2]))
+            out.update(("fail", nb, n, alpha, None) for nb, n in pairs)
+    out.update(("pass", nb, n, settings.alpha, DELTA) for nb, n in PAIRS)
+    return sorted(out, key=lambda a: (a[2], a[1], a[0], a[3]))
 
 
 def write_designs(path: Path = SHIPPED) -> None:
-    """Calibrate every default design not yet in ``path`` (resumable: written after each one)."""
+    """Calibrate every default boundary not yet in ``path`` (resumable: written after each one)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {}
     if data.get("algorithm") != DESIGN_ALGORITHM:
         data = {}
-    designs = data.get("designs") or {}
-    todo = [a for a in default_design_args() if design_key(*a) not in designs]
-    print(f"{len(designs)} designs present, {len(todo)} to calibrate", flush=True)
+    constants = data.get("constants") or {}
+    key = {a: boundary_key(a[0], a[1], a[2], a[3], a[4], SHAPE, LOOKS) for a in default_boundaries()}
+    todo = [a for a in default_boundaries() if key[a] not in constants]
+    print(f"{len(constants)} constants present, {len(todo)} to calibrate", flush=True)
     for args in todo:
         timer = Timer()
-        d = SequentialDesign(*args)
-        designs[design_key(*args)] = [d.c_fail, d.c_pass]
-        _write_table(path, designs)
-        print(f"{args}: {d.c_fail}, {d.c_pass} in {timer.seconds:.1f} s", flush=True)
-    _write_table(path, designs)
+        kind, nb, n, level, delta = args
+        if kind == "fail":
+            c = fail_constant(nb, n, level, SHAPE, LOOKS)
+        else:
+            c = pass_constant(nb, n, level, float(delta or DELTA), SHAPE, LOOKS)
+        constants[key[args]] = c
+        _write_table(path, constants)
+        print(f"{args}: {c} in {timer.seconds:.1f} s", flush=True)
+    _write_table(path, constants)
 
 
-def _write_table(path: Path, designs: dict[str, list[float]]) -> None:
-    """One design a line (key: [c_fail, c_pass]), sorted by cap, baseline and alpha; atomically."""
-    rows = [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(designs.items(), key=lambda kv: _order(kv[0]))]
+def _write_table(path: Path, constants: dict[str, float]) -> None:
+    """One constant a line (key: c), sorted by cap, baseline, kind and level; atomically."""
+    rows = [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(constants.items(), key=lambda kv: _order(kv[0]))]
     head = f'{{\n "algorithm": {DESIGN_ALGORITHM},\n "generated_by": "python benchmarks/speed.py --designs",\n'
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(head + ' "designs": {\n' + ",\n".join(rows) + "\n }\n}\n", encoding="utf-8")
+    tmp.write_text(head + ' "constants": {\n' + ",\n".join(rows) + "\n }\n}\n", encoding="utf-8")
     os.replace(tmp, path)
 
 
-def _order(key: str) -> tuple[int, int, float]:
-    _, nb, n, alpha, *_ = key.split("|")
-    return int(n), int(nb), float(alpha)
+def _order(key: str) -> tuple[int, int, str, float]:
+    _, kind, nb, n, alpha, *_ = key.split("|")
+    return int(n), int(nb), kind, float(alpha)
 
 
 # --------------------------------------------------------------------------- 1. one verdict
@@ -268,7 +282,7 @@ sys.exit(code)
 # --------------------------------------------------------------------------- 3. designs
 
 
-def design_times(ns: tuple[int, ...]) -> dict[str, Any]:
+def design_times(pairs: tuple[tuple[int, int], ...]) -> dict[str, Any]:
     """Getting a default check's design from the shipped table (empty cache) against calibrating it."""
     alpha = scenario_alpha(Settings(), 4, holm_later=False, share=SHARE)  # 4 scenarios, fingerprints on
     out: dict[str, Any] = {"alpha": alpha, "scenarios": 4}
@@ -276,24 +290,69 @@ def design_times(ns: tuple[int, ...]) -> dict[str, Any]:
 import json, sys, time
 from agentassay.gate import sequential_design
 from agentassay.stats import SequentialDesign
-from agentassay.stats._sequential import _constants
-nb, alpha, calibrate = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "1"
-w = time.perf_counter(); d = sequential_design(nb, nb, alpha, 0.1); lookup = time.perf_counter() - w
+from agentassay.stats._sequential import fail_constant, pass_constant
+nb, n, alpha, calibrate = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1"
+w = time.perf_counter(); d = sequential_design(nb, n, alpha, 0.1, pass_alpha=0.05); lookup = time.perf_counter() - w
 cal = None
+misses = fail_constant.cache_info().misses + pass_constant.cache_info().misses
 if calibrate:
-    w = time.perf_counter(); c = SequentialDesign(nb, nb, alpha, 0.1); cal = time.perf_counter() - w
+    w = time.perf_counter(); c = SequentialDesign(nb, n, alpha, 0.1, pass_alpha=0.05, looks=d.looks)
+    cal = time.perf_counter() - w
     assert (c.c_fail, c.c_pass) == (d.c_fail, d.c_pass), "the shipped design differs from a calibration"
-print(json.dumps({"lookup": lookup, "calibrate": cal, "calibrations": _constants.cache_info().misses}))
+print(json.dumps({"lookup": lookup, "calibrate": cal, "calibrations": misses}))
 """
-    for n in ns:
+    for nb, n in pairs:
         env = {**os.environ, "AGENTASSAY_CACHE_DIR": tempfile.mkdtemp(prefix="speed-designs-")}
-        r = json.loads(_python(["-c", probe, str(n), repr(alpha), "1"], env=env).stdout)
-        out[str(n)] = {
+        r = json.loads(_python(["-c", probe, str(nb), str(n), repr(alpha), "1"], env=env).stdout)
+        out[f"{nb}x{n}"] = {
             "lookup_ms": round(1000 * r["lookup"], 3),
             "calibration_s": round(r["calibrate"], 2),
-            "calibrations": r["calibrations"],  # 1: only the comparison itself calibrated
+            "calibrations": r["calibrations"],  # 0: the lookup itself calibrated nothing
         }
-        print(f"design n={n}: {out[str(n)]}", flush=True)
+        print(f"design {nb} x {n}: {out[f'{nb}x{n}']}", flush=True)
+    return out
+
+
+# --------------------------------------------------------------------------- 4. one scenario's statistics
+
+_SCENARIO = """
+import json, random, sys, time
+from agentassay.gate import BaselineCounts, monitor_for
+from agentassay.gate._fingerprints import SHARE
+from agentassay.spec import Scenario, Settings
+method, rate = sys.argv[1], float(sys.argv[2])
+settings = Settings(method=method)  # the defaults: cap 200, a 300-trial baseline, fingerprints on
+rng = random.Random(7)
+outcomes = [rng.random() < rate for _ in range(settings.trial_cap)]
+w, c = time.perf_counter(), time.process_time()
+mon = monitor_for(Scenario("s", "x"), settings, scenarios=4, baseline=BaselineCounts(270, settings.record_cap),
+                  regression=True, share=SHARE)
+for o in outcomes:
+    if mon.update(o):
+        break
+v = mon.finish()
+print(json.dumps({"wall": time.perf_counter() - w, "cpu": time.process_time() - c, "verdict": v.verdict.value,
+                  "trials": v.trials_used}))
+"""
+
+
+def scenario_times(processes: int) -> dict[str, Any]:
+    """All the statistics of one scenario of a default check, in a fresh process: the design from the
+    shipped table, every look, the verdict. Two candidates against a 270/300 baseline: one as good
+    (0.9: PASSes early) and one at 0.83 (runs to the cap)."""
+    out: dict[str, Any] = {}
+    for method in ("sprt", "fixed"):
+        for rate in (0.9, 0.83):
+            runs = [json.loads(_python(["-c", _SCENARIO, method, repr(rate)]).stdout) for _ in range(processes)]
+            key = f"{method} {rate}"
+            out[key] = {
+                "ms": _ms([r["wall"] for r in runs]),
+                "cpu_ms": _ms([r["cpu"] for r in runs]),
+                "verdict": runs[0]["verdict"],
+                "trials": runs[0]["trials"],
+                "processes": processes,
+            }
+            print(f"scenario statistics {key}: {out[key]}", flush=True)
     return out
 
 
@@ -316,7 +375,13 @@ def markdown(res: dict[str, Any]) -> str:
         for name, x in c.items()
     )
     des = "\n".join(
-        f"| {n} x {n} | {x['lookup_ms']} ms | {x['calibration_s']} s |" for n, x in d.items() if n.isdigit()
+        f"| {k.replace('x', ' x ')} | {x['lookup_ms']} ms | {x['calibration_s']} s |" for k, x in d.items() if "x" in k
+    )
+    sc = res["scenario"]
+    scen = "\n".join(
+        f"| {k.split()[0]} | {k.split()[1]} | {x['verdict'].upper()} after {x['trials']} | {x['ms']} ({x['cpu_ms']}) | "
+        f"{ok(x['ms'] <= 20)} |"
+        for k, x in sc.items()
     )
     g = res["files"]
     return f"""{BEGIN}
@@ -366,6 +431,15 @@ design from the table shipped in the package (`agentassay/gate/designs.json`, wr
 | baseline x cap | from the shipped table | calibration |
 |---|---|---|
 {des}
+
+All the statistics of one scenario of a default `check` (cap 200, a 300-trial baseline of 270 passes,
+4 scenarios, fingerprints on) in a fresh process: the design from the shipped table, every look of
+the sequential test (one cell of each statistic per look, after every 10th trial) or the fixed-n
+verdict, ms, median of {sc['sprt 0.9']['processes']} processes. Target <= 20 ms.
+
+| method | candidate rate | verdict | ms (CPU) | |
+|---|---|---|---|---|
+{scen}
 {END}"""
 
 
@@ -398,7 +472,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
         res["files"] = make_files(Path(tmp), 60 if args.quick else 300)
         print(f"files: {res['files']}", flush=True)
         res["cli"] = cli_times(Path(tmp), 1 if args.quick else 3)
-    res["designs"] = design_times((50, 100) if args.quick else (50, 100, 200))
+    res["designs"] = design_times(((75, 50), (150, 100)) if args.quick else ((75, 50), (150, 100), (300, 200)))
+    res["scenario"] = scenario_times(3 if args.quick else 7)
     res["seconds"] = round(timer.seconds, 1)
     print(json.dumps(res, indent=1))
     if not args.quick:

@@ -208,6 +208,34 @@ def test_unchanged_agent_passes(recorded: Workspace, gh: FakeGitHub) -> None:
     assert storage and all("authorization" not in {k.lower() for k in r.headers} for r in storage)
 
 
+def test_a_second_record_pools_the_previous_baseline_unless_the_suite_changed(recorded: Workspace, gh: FakeGitHub) -> None:
+    first = load_results(recorded.root / "agentassay-results" / "results.json")
+    per = first.scenarios[0].trials
+    assert "nothing pooled: no baseline yet" in recorded.summary and "pool" not in first.sections
+    # The agent, model, suite and versions are unchanged: the new baseline pools the artifact's trials.
+    code, out = recorded.run("push")
+    assert code == 0 and recorded.outputs["mode"] == "record"
+    second = load_results(recorded.root / "agentassay-results" / "results.json")
+    section = second.sections["pool"]
+    assert section["pooled"] is True and section["run_id"] == first.run_id
+    assert section["source"].startswith("artifact `agentassay-baseline`") and "of `main` at basesha" in section["source"]
+    assert section["trials"] == 4 * len(per)
+    assert all(len(s.trials) == 2 * len(per) and s.pooled_trials == len(per) for s in second.scenarios)
+    seeds = [t.seed for s in second.scenarios for t in s.trials]
+    assert len(seeds) == len(set(seeds))
+    line = f"pooled {4 * len(per):,} trials of the previous baseline"
+    assert line in out and line in recorded.summary and first.run_id in recorded.summary
+    assert "::warning" not in out
+    # A changed suite (the artifact is still the first baseline): nothing is pooled, and the log says why.
+    (recorded.root / "agentassay.yml").write_text((recorded.root / "agentassay.yml").read_text() + "# edited\n")
+    code, out = recorded.run("push")
+    assert code == 0
+    third = load_results(recorded.root / "agentassay-results" / "results.json")
+    assert third.sections["pool"]["pooled"] is False and third.sections["pool"]["differs"] == ["suite_sha256"]
+    assert all(s.pooled_trials == 0 and len(s.trials) == len(per) for s in third.scenarios)
+    assert "nothing pooled: the suite file differs" in out and "nothing pooled: the suite file differs" in recorded.summary
+
+
 def test_regression_fails_and_the_second_run_updates_the_same_comment(recorded: Workspace, gh: FakeGitHub) -> None:
     recorded.version("v2")
     code, _out = recorded.run()

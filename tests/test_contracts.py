@@ -493,7 +493,7 @@ def test_v1_records_every_contract_satisfied(flow: dict[str, Any]) -> None:
     seat = {e["name"]: e for e in section["scenarios"]["seat_change"]["contracts"]}
     assert set(seat) == {"seat-desk-first", "valid-seat", "short-conversation", "no-faq-for-seat-changes"}
     assert all(
-        e["trials"] == 60 and e["verdict"] == "satisfied" and e["test"] == "binomial" for e in seat.values()
+        e["trials"] == 90 and e["verdict"] == "satisfied" and e["test"] == "binomial" for e in seat.values()
     )
     for s in base["scenarios"]:  # run: the contracts' own test, at alpha x SHARE
         ev = s["verdict"]["evidence"]["contracts"]
@@ -518,7 +518,7 @@ def test_v2_fails_its_contract_with_the_step_quoted(flow: dict[str, Any]) -> Non
         for e in v2["contracts"]["scenarios"]["seat_change"]["contracts"]
         if e["name"] == "no-faq-for-seat-changes"
     )
-    assert entry["regression"] == "fail" and entry["baseline"]["trials"] == 60
+    assert entry["regression"] == "fail" and entry["baseline"]["trials"] == 90  # 1.5 x the cap of 60
     assert entry["violations"] and all(v["text"] == FAQ_QUOTE for v in entry["violations"])
     for other in ("baggage", "wifi", "out_of_scope"):
         assert scenario(v2, other)["verdict"]["evidence"]["contracts"]["verdict"] == "pass"

@@ -191,7 +191,9 @@ def test_real_check_renders_one_table_in_verdict_order(real: tuple[Results, Resu
         assert row[5].startswith(f"{s.verdict.trials_used} / {s.fixed_n}")
     seat = next(r for r in page.body_rows if r[0] == "seat_change")
     fp = v2.scenario("seat_change").verdict.fingerprint  # type: ignore[union-attr]
-    assert seat[4] == "shifted: " + "; ".join(fp["shift"])
+    # the cell says what the fingerprint test decided (v2's seat_change FAILs on its pass rate after a few
+    # looks, often before its fingerprint sample can show the shift)
+    assert seat[4] == ("shifted: " + "; ".join(fp["shift"]) if fp["verdict"] == "fail" else "no shift")
     assert all(r[4] == "no shift" for r in page.body_rows if r[0] != "seat_change")
     # details, cost, link, version
     assert page.tags("details") == [{}] and page.ends.count("details") == 1

@@ -330,3 +330,24 @@ def test_verdict_tables_are_monotone(test: str) -> None:
                 ]
                 assert (np.diff(r, axis=1) >= 0).all(), (nb, nc, alpha, delta)
                 assert (np.diff(r, axis=0) <= 0).all(), (nb, nc, alpha, delta)
+
+
+def test_pass_has_a_level_of_its_own() -> None:
+    """Two claims, two levels (issue 21): FAIL at a corrected alpha, PASS at the suite's alpha."""
+    one = regression_verdict(90, 100, 88, 100, alpha=0.0125)
+    two = regression_verdict(90, 100, 88, 100, alpha=0.0125, pass_alpha=0.05)
+    assert 0.0125 < one.noninferiority_pvalue <= 0.05  # shown at 0.05, not at 0.0125
+    assert (one.verdict, two.verdict) == (Verdict.INCONCLUSIVE, Verdict.PASS)
+    assert two.pass_level == 0.05 and one.pass_level == 0.0125 and two.alpha == 0.0125
+    assert two.drop_upper_bound < one.drop_upper_bound  # a 95 % bound, not a 98.75 % one
+    assert "with 95% confidence" in two.explain()
+    # FAIL stays at alpha: a p-value between the levels does not FAIL
+    mid = regression_verdict(90, 100, 80, 100, alpha=0.0125, pass_alpha=0.05)
+    assert 0.0125 < mid.pvalue < 0.05 and mid.verdict is Verdict.INCONCLUSIVE
+    codes = regression_codes(
+        40, 40, alpha=0.0125, beta=0.1, delta=0.1, test="fisher", rule="non-inferiority", pass_alpha=0.05
+    )
+    for kb in range(0, 41, 3):
+        for kc in range(0, 41, 3):
+            v = regression_verdict(kb, 40, kc, 40, alpha=0.0125, pass_alpha=0.05)
+            assert VERDICT_OF_CODE[int(codes[kb, kc])] is v.verdict, (kb, kc)

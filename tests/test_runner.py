@@ -57,7 +57,8 @@ def test_decided_scenario_stops_early_and_full_keeps_going() -> None:
     early = go(suite, fa.always_ok).results.scenarios[0]
     assert early.verdict.verdict is Verdict.PASS and len(early.trials) < 60
     full = go(suite, fa.always_ok, full=True).results.scenarios[0]
-    assert len(full.trials) == 60 and full.verdict.trials_used == early.verdict.trials_used
+    # a baseline records 1.5 x the cap (Settings.record_cap); the test itself still decided where it did
+    assert len(full.trials) == 90 == suite.settings.record_cap and full.verdict.trials_used == early.verdict.trials_used
     assert sum(t.counted for t in full.trials) == early.verdict.trials_used
 
 
@@ -155,25 +156,26 @@ def test_missing_baseline_scenario_falls_back_to_threshold() -> None:
 def test_check_of_unchanged_agent_does_not_block(method: str) -> None:
     suite = make_suite(2, trials=60, method=method)
     base = go(suite, fa.always_ok, full=True).results
-    assert base.baseline_counts()["s0"] == BaselineCounts(60, 60)
+    assert base.baseline_counts()["s0"] == BaselineCounts(90, 90)  # a baseline records 1.5 x the cap
     report = go(suite, fa.always_ok, baseline=base)
     assert report.exit_code == 0
 
 
 def test_sequential_design_cache_round_trip(tmp_path, monkeypatch) -> None:
     from agentassay.gate import sequential_design
+    from agentassay.gate._designs import LOOKS
     from agentassay.stats import SequentialDesign
 
     monkeypatch.setenv("AGENTASSAY_CACHE_DIR", str(tmp_path))
     fresh = sequential_design(20, 20, 0.04, 0.1)  # not among the designs shipped in the package
-    assert (tmp_path / "sequential-designs.json").is_file()
+    assert (tmp_path / "sequential-constants.json").is_file()
     cached = sequential_design(20, 20, 0.04, 0.1)
-    direct = SequentialDesign(20, 20, 0.04, 0.1)
+    direct = SequentialDesign(20, 20, 0.04, 0.1, looks=LOOKS)
     assert (cached.c_fail, cached.c_pass) == (fresh.c_fail, fresh.c_pass) == (direct.c_fail, direct.c_pass)
     for kb in (10, 18, 20):
         for kc in range(0, 21, 4):
             assert cached.decide(kb, kc, 20) == direct.decide(kb, kc, 20)
-    (tmp_path / "sequential-designs.json").write_text("not json")
+    (tmp_path / "sequential-constants.json").write_text("not json")
     assert sequential_design(20, 20, 0.04, 0.1).c_fail == direct.c_fail  # a corrupt cache only costs time
 
 

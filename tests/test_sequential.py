@@ -173,3 +173,50 @@ def test_pass_error_holds_between_the_calibration_grid_points(base_trials: int, 
     i = int(np.argmax(values))
     fine = np.linspace(ps[max(i - 1, 0)], ps[min(i + 1, ps.size - 1)], 101)
     assert max(values.max(), max(pass_at_drop(p) for p in fine)) <= design.alpha + 1e-9
+
+
+# -- two claims, two levels; grouped looks (issue 21) -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_levels() -> SequentialDesign:
+    """FAIL at a Bonferroni level, PASS at the suite's alpha, a look after every 5th trial."""
+    return SequentialDesign(45, 30, 0.0125, 0.1, 0.25, pass_alpha=0.05, looks=5)
+
+
+def test_each_boundary_holds_its_own_level(two_levels: SequentialDesign) -> None:
+    d = two_levels
+    fails = [d.operating_characteristic(p, p).fail_probability for p in np.linspace(0.02, 0.98, 25)]
+    passes = [d.operating_characteristic(p, p - d.delta).pass_probability for p in np.linspace(0.12, 0.98, 25)]
+    assert max(fails) <= d.alpha + 1e-9 and max(passes) <= d.pass_alpha + 1e-9
+    assert max(fails) > d.alpha / 4 and max(passes) > d.pass_alpha / 4  # each calibrated at its own level
+    one = SequentialDesign(45, 30, 0.0125, 0.1, 0.25, looks=5)  # both at the FAIL level, as before
+    assert one.c_fail == d.c_fail and one.c_pass > d.c_pass  # PASS at alpha: a lower boundary
+    assert d.operating_characteristic(0.9, 0.9).pass_probability > one.operating_characteristic(0.9, 0.9).pass_probability
+
+
+def test_grouped_looks_decide_only_at_looks_and_the_cap(two_levels: SequentialDesign) -> None:
+    d = two_levels
+    assert [k for k in range(1, 31) if d.is_look(k)] == [5, 10, 15, 20, 25, 30]
+    assert all(d.decide(45, c, k) is None for k in (1, 4, 6, 29) for c in range(k + 1))
+    assert d.decide(40, 30, 30) is Verdict.PASS and d.decide(45, 0, 5) is Verdict.FAIL
+    oc = d.operating_characteristic(0.8, 0.8)
+    passed, failed, expected_n = _dp_through_decide(d, 0.8, 0.8)
+    assert oc.pass_probability == pytest.approx(passed, abs=1e-12)
+    assert oc.fail_probability == pytest.approx(failed, abs=1e-12)
+    assert oc.expected_trials == pytest.approx(expected_n, abs=1e-10)
+    assert all(p == 0.0 for k, p in enumerate(oc.trials_distribution, 1) if not d.is_look(k))
+    r = sequential_regression(40, 45, [True] * 30, max_trials=30, alpha=0.0125, pass_alpha=0.05, looks=5)
+    assert (r.verdict, r.cand_trials, r.alpha, r.pass_alpha, r.looks) == (Verdict.PASS, 20, 0.0125, 0.05, 5)
+
+
+def test_one_look_reads_one_cell_identical_to_the_tables() -> None:
+    """The live test computes one cell per look; the calibration used whole tables: same numbers, bit for bit."""
+    from agentassay.stats import _exact
+
+    for nb, nc, delta in [(20, 7, 0.1), (300, 200, 0.1), (50, 1, 0.1), (60, 60, 0.2)]:
+        z, t = _exact.pooled_z.__wrapped__(nb, nc), _exact.ni_statistic.__wrapped__(nb, nc, delta)
+        for xb in range(0, nb + 1, max(1, nb // 40)):
+            for xc in range(nc + 1):
+                assert _exact.pooled_z_cell(nb, nc, xb, xc) == z[xb, xc]
+                assert _exact.ni_statistic_cell(nb, nc, xb, xc, delta) == t[xb, xc]

@@ -388,7 +388,7 @@ def test_message_format_matches_the_docs() -> None:
         parse_suite(text, path=Path("examples/x/agentassay.yml"))
     assert str(info.value) == (
         "examples/x/agentassay.yml:6: config.trails: unknown key. Did you mean 'trials'? Valid keys: "
-        "alpha, beta, budget_usd, concurrency, correction, coverage, delta, errors, fingerprints, max_trials, metamorphic, method, prices, proxy, regression, "
+        "alpha, baseline_trials, beta, budget_usd, concurrency, correction, coverage, delta, errors, fingerprints, max_trials, metamorphic, method, prices, proxy, regression, "
         "retries, seed, threshold, timeout, trials, warm_start."
     )
     e = info.value

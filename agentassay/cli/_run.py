@@ -179,6 +179,7 @@ def _execute(
     *,
     regression: bool = False,
     warm_start: Path | None = None,
+    pool: Path | None = None,
     **opts: Any,
 ) -> int:
     from ..results import load_results
@@ -186,6 +187,20 @@ def _execute(
     from ..spec import load_suite
     from ..traces import TraceStore
 
+    if pool is not None and not opts["full"]:
+        click.echo(
+            f"error: --pool {pool} needs --full: pooling adds a new recording's trials to an earlier baseline, and "
+            f"only full recordings pool. Record with `agentassay run {suite_path} --full --pool {pool} -o FILE`",
+            err=True,
+        )
+        return EXIT_USAGE
+    if pool is not None and opts["shard"] is not None:
+        click.echo(
+            "error: --pool cannot be combined with --shard: record the shards without --pool and merge them "
+            "(`agentassay merge`); a whole-suite recording can then pool against the merged file",
+            err=True,
+        )
+        return EXIT_USAGE
     plugins = _plugins(opts["plugin_specs"])
     suite = load_suite(suite_path, plugin_keys=plugins.suite_keys())
     suite = _overrides(
@@ -203,6 +218,9 @@ def _execute(
     if baseline is not None and baseline_path is not None:
         _not_a_shard(baseline, baseline_path, "baseline")
     prior = load_results(warm_start) if warm_start is not None else None
+    previous = load_results(pool) if pool is not None else None
+    if previous is not None and pool is not None:
+        _not_a_shard(previous, pool, "baseline to pool")
     store = None if opts["no_store"] else TraceStore(opts["store"])
     try:
         report = run_suite(
@@ -216,6 +234,8 @@ def _execute(
             progress=not opts["quiet"] and not opts["as_json"],
             shard=opts["shard"],
             plugins=plugins,
+            pool=previous,
+            pool_from=None if pool is None else str(pool),
         )
     finally:
         if store is not None:
@@ -233,14 +253,22 @@ def _execute(
     help="Results file of earlier trials (e.g. the previous baseline) to warm-start the SPRTs; "
     "any version is safe: the miss rate stays <= config.warm_start.inflation x beta.",
 )
+@click.option(
+    "--pool", "pool", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="PREVIOUS.json",
+    help="With --full: pool this previous baseline's trials into the new one when the suite, model, trial "
+    "settings, agent source and versions are all unchanged (at most 2 x the recorded trials per scenario, the "
+    "most recent kept); when anything differs nothing is pooled and a note says what differed.",
+)
 @_run_common
 @_handle_errors
-def run(suite: Path, warm_start: Path | None, **opts: Any) -> int:
+def run(suite: Path, warm_start: Path | None, pool: Path | None, **opts: Any) -> int:
     """Run every scenario of SUITE and give threshold verdicts.
 
-    Exit 0 pass, 1 fail, 2 inconclusive, 3 bad suite or arguments, 4 the agent could not be run.
+    Record a baseline with --full (-o FILE); add --pool PREVIOUS.json to pool the previous baseline's
+    trials when nothing that could change behaviour changed. Exit 0 pass, 1 fail, 2 inconclusive, 3 bad
+    suite or arguments, 4 the agent could not be run.
     """
-    return _execute(suite, None, warm_start=warm_start, **opts)
+    return _execute(suite, None, warm_start=warm_start, pool=pool, **opts)
 
 
 @click.command()

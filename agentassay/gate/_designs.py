@@ -4,9 +4,11 @@ Calibrating a :class:`~agentassay.stats.SequentialDesign` takes ~0.5 s at 50 tri
 and ~30 s at 200, and a fresh CI container would pay it on every run. So:
 
 1. ``designs.json`` next to this module ships the constants for the settings ``check`` asks for
-   with the default config and the examples' (written by ``python benchmarks/speed.py --designs``):
-   baseline and cap ``n`` in {20, 30, 50, 60, 100, 150, 200}, delta 0.1, shape 0.25, and the
-   levels ``scenario_alpha`` gives 1-10 scenarios with and without the fingerprint test's share;
+   with the default config (written by ``python benchmarks/speed.py --designs``): the default
+   baseline and cap, delta 0.1, shape 0.25, looks every 10 trials, the PASS boundary at alpha 0.05
+   and the FAIL boundary at the levels ``scenario_alpha`` gives 1-10 scenarios with and without
+   the fingerprint test's share. The two boundaries are calibrated apart (each at its own
+   level), so each has its own key;
 2. anything else is calibrated once and stored in ``$AGENTASSAY_CACHE_DIR`` (default
    ``~/.cache/agentassay``); a missing or unwritable cache only costs time.
 
@@ -20,11 +22,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
 from ..stats import SequentialDesign
-from ..stats._sequential import DESIGN_ALGORITHM
+from ..stats._sequential import DESIGN_ALGORITHM, fail_constant, pass_constant
 
 SHAPE = 0.25
 SHIPPED = Path(__file__).with_name("designs.json")
@@ -38,13 +41,18 @@ def cache_dir() -> Path:
     return Path(base) / "agentassay"
 
 
-def design_key(nb: int, n: int, alpha: float, delta: float, shape: float) -> str:
-    """The key of a design's constants: every argument, exactly (repr), and the algorithm version."""
-    return f"algorithm {DESIGN_ALGORITHM}|{nb}|{n}|{float(alpha)!r}|{float(delta)!r}|{float(shape)!r}"
+LOOKS = 10  # the test looks after every 10th candidate trial (docs/decisiveness.md chose it)
+
+
+def boundary_key(kind: str, nb: int, n: int, alpha: float, delta: float | None, shape: float, looks: int) -> str:
+    """The key of one boundary's constant: its kind ("fail" / "pass"), every argument it depends on
+    exactly (repr; the FAIL boundary does not depend on delta), and the algorithm version."""
+    margin = "" if delta is None else f"|{float(delta)!r}"
+    return f"algorithm {DESIGN_ALGORITHM}|{kind}|{nb}|{n}|{float(alpha)!r}{margin}|{float(shape)!r}|{int(looks)}"
 
 
 @lru_cache(maxsize=4)
-def shipped_designs(path: Path = SHIPPED) -> dict[str, tuple[float, float]]:
+def shipped_designs(path: Path = SHIPPED) -> dict[str, float]:
     """The shipped table, or nothing when it is missing, damaged or of another algorithm version."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -52,34 +60,34 @@ def shipped_designs(path: Path = SHIPPED) -> dict[str, tuple[float, float]]:
         return {}
     if not isinstance(data, dict) or data.get("algorithm") != DESIGN_ALGORITHM:
         return {}
-    return {k: (float(v[0]), float(v[1])) for k, v in (data.get("designs") or {}).items() if _pair(v)}
+    return {k: float(v) for k, v in (data.get("constants") or {}).items() if _number(v)}
 
 
-def _pair(v: object) -> bool:
-    return isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v)
+def _number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-_known: dict[str, tuple[float, float]] = {}  # this process's designs, so 300 scenarios read the cache once
+_known: dict[str, float] = {}  # this process's constants, so 300 scenarios read the cache once
 
 
-def sequential_design(nb: int, n: int, alpha: float, delta: float, shape: float = SHAPE) -> SequentialDesign:
-    key = design_key(nb, n, alpha, delta, shape)
-    found = _known.get(key) or shipped_designs().get(key)
+def _constant(key: str, calibrate: Callable[[], float]) -> float:
+    found = _known.get(key)
+    if found is None:
+        found = shipped_designs().get(key)
     if found is not None:
-        return SequentialDesign.from_constants(nb, n, alpha, delta, shape, *found)
-    path = cache_dir() / "sequential-designs.json"
+        _known[key] = found
+        return found
+    path = cache_dir() / "sequential-constants.json"
     try:
         table = json.loads(path.read_text())
     except (OSError, ValueError):
         table = {}
     table = table if isinstance(table, dict) else {}
-    if _pair(table.get(key)):
-        cf, cp = table[key]
-        _known[key] = (float(cf), float(cp))
-        return SequentialDesign.from_constants(nb, n, alpha, delta, shape, cf, cp)
-    design = SequentialDesign(nb, n, alpha, delta, shape)
-    _known[key] = (design.c_fail, design.c_pass)
-    table[key] = [design.c_fail, design.c_pass]
+    if _number(table.get(key)):
+        _known[key] = float(table[key])
+        return _known[key]
+    value = _known[key] = float(calibrate())
+    table[key] = value
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".designs-")
@@ -88,4 +96,27 @@ def sequential_design(nb: int, n: int, alpha: float, delta: float, shape: float 
         os.replace(tmp, path)
     except OSError:
         pass
-    return design
+    return value
+
+
+def sequential_design(
+    nb: int,
+    n: int,
+    alpha: float,
+    delta: float,
+    shape: float = SHAPE,
+    *,
+    pass_alpha: float | None = None,
+    looks: int = LOOKS,
+) -> SequentialDesign:
+    """The design testing ``n`` candidate trials against ``nb`` baseline trials: FAIL at ``alpha``,
+    PASS at ``pass_alpha`` (default ``alpha``), looking after every ``looks``-th trial."""
+    pa = alpha if pass_alpha is None else pass_alpha
+    cf = _constant(
+        boundary_key("fail", nb, n, alpha, None, shape, looks), lambda: fail_constant(nb, n, float(alpha), shape, looks)
+    )
+    cp = _constant(
+        boundary_key("pass", nb, n, pa, delta, shape, looks),
+        lambda: pass_constant(nb, n, float(pa), float(delta), shape, looks),
+    )
+    return SequentialDesign.from_constants(nb, n, alpha, delta, shape, cf, cp, pass_alpha=pa, looks=looks)

@@ -20,7 +20,7 @@ from ..stats import (
     regression_verdict,
     threshold_verdict,
 )
-from ._designs import sequential_design
+from ._designs import LOOKS, sequential_design
 
 
 @dataclass(frozen=True)
@@ -149,12 +149,16 @@ class RegressionSequential(_Base):
 
     base_passes: int = 0
     base_trials: int = 1
-    alpha: float = 0.05
+    alpha: float = 0.05  # the FAIL level (multiplicity-corrected by the plan)
     delta: float = 0.1
+    pass_alpha: float | None = None  # the PASS level (the suite's alpha); None: alpha
+    looks: int = LOOKS
     test: SequentialRegression = field(init=False)
 
     def __post_init__(self) -> None:
-        design = sequential_design(self.base_trials, self.cap, self.alpha, self.delta)
+        design = sequential_design(
+            self.base_trials, self.cap, self.alpha, self.delta, pass_alpha=self.pass_alpha, looks=self.looks
+        )
         self.test = SequentialRegression(
             self.base_passes, self.base_trials, max_trials=self.cap, alpha=self.alpha, delta=self.delta,
             design=design,
@@ -180,9 +184,10 @@ class RegressionFixed(_Base):
 
     base_passes: int = 0
     base_trials: int = 1
-    alpha: float = 0.05
+    alpha: float = 0.05  # the FAIL level (multiplicity-corrected by the plan, or Holm later)
     beta: float = 0.1
     delta: float = 0.1
+    pass_alpha: float | None = None  # the PASS level (the suite's alpha); None: alpha
     result: RegressionResult | None = None
 
     def update(self, passed: bool) -> bool:
@@ -195,7 +200,7 @@ class RegressionFixed(_Base):
             return _no_trials("regression", self.notes)
         r = regression_verdict(
             self.base_passes, self.base_trials, self.passes, self.trials,
-            alpha=self.alpha, beta=self.beta, delta=self.delta,
+            alpha=self.alpha, beta=self.beta, delta=self.delta, pass_alpha=self.pass_alpha,
         )
         self.result = r
         return ScenarioVerdict(r.verdict, "regression", r.explain(), r.to_dict(), r.cand_trials, r.pvalue, self.notes)

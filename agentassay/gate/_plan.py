@@ -1,10 +1,12 @@
 """Which test each scenario gets, at which level, and how scenario verdicts become one decision.
 
-Multiplicity (docs/runner.md): a suite is blocked when *any* scenario FAILs, so FAIL errors
-add up across scenarios. Sequential tests (and fixed-n threshold tests, which report no
-p-value) run each scenario at ``alpha / m`` (Bonferroni); fixed-n regression tests report
-p-values, so their FAILs are re-decided with Holm's step-down at ``alpha``. A suite PASSes
-only when every scenario PASSes, an intersection-union test that needs no correction.
+Two claims, two levels (docs/statistics.md). A suite is blocked when *any* scenario FAILs, so
+FAIL errors add up across scenarios: sequential tests (and fixed-n threshold tests, which report
+no p-value) FAIL each scenario at ``alpha / m`` (Bonferroni), less the share other evidence
+(fingerprints, a plugin's test) holds; fixed-n regression tests report p-values, so their FAILs
+are re-decided with Holm's step-down. A suite deploys only when *every* scenario PASSes, an
+intersection-union test: each regression test PASSes at the suite's ``alpha``, uncorrected and
+undivided (other evidence can only turn a verdict into FAIL, so it takes nothing from PASS).
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ def monitor_for(
                 base_trials=baseline.trials,
                 alpha=scenario_alpha(settings, scenarios, holm_later=False, share=taken),
                 delta=settings.margin,
+                pass_alpha=settings.alpha,
             )
         return RegressionFixed(
             cap,
@@ -85,6 +88,7 @@ def monitor_for(
             alpha=scenario_alpha(settings, scenarios, holm_later=True, share=taken),
             beta=settings.beta,
             delta=settings.margin,
+            pass_alpha=settings.alpha,
         )
     notes: tuple[str, ...] = ()
     if regression:

@@ -59,11 +59,16 @@ class Action:
         self.outcome = Outcome()
         self.github_settings = github_settings  # None: production's retries, waits and pacing
         self._client: Any = None
+        self.baseline_source: str | None = None  # where fetch_baseline found it (the pool section names it)
 
     # -- small helpers ----------------------------------------------------------------------------
     def warn(self, message: str) -> None:
         self.outcome.warnings.append(message)
         print(f"::warning title=agentassay::{_escape_command(message)}", file=self.out, flush=True)
+
+    def log(self, message: str) -> None:
+        """A plain line in the job's log (no annotation)."""
+        print(f"agentassay: {message}", file=self.out, flush=True)
 
     def error(self, message: str) -> None:
         print(f"::error title=agentassay::{_escape_command(message)}", file=self.out, flush=True)
@@ -154,7 +159,9 @@ class Action:
             raise ActionInputError(f"input 'shard': expected i/n with 1 <= i <= n (e.g. 2/4), got {raw!r}")
         return i, n
 
-    def execute(self, suite: Any, *, baseline: Any = None, full: bool = False) -> Any:
+    def execute(
+        self, suite: Any, *, baseline: Any = None, full: bool = False, pool: Any = None, pool_from: str | None = None
+    ) -> Any:
         """Run the trials; traces go to a store kept next to the results (for warm starts later)."""
         from ..runner import run_suite
         from ..traces import TraceStore
@@ -162,6 +169,8 @@ class Action:
         out = self.results_dir()
         out.mkdir(parents=True, exist_ok=True)
         kwargs: dict[str, Any] = {"baseline": baseline, "full": full, "handle_signals": True}
+        if pool is not None:
+            kwargs |= {"pool": pool, "pool_from": pool_from}
         shard = self.shard()
         if shard is not None:
             kwargs["shard"] = shard
@@ -194,14 +203,37 @@ class Action:
         self.outcome.reports = [self.relative(p) for p in written]
 
     def record(self, suite: Any) -> int:
-        self.execute(suite, full=True)
+        """Record the baseline; when the default branch's previous baseline can be fetched, pool its trials
+        into the new one if nothing that could change behaviour changed (plugins/pool.py)."""
+        previous, why = None, "a shard records without pooling (merge the shards; docs/action.md)"
+        if self.shard() is None:
+            previous = self.fetch_baseline(pooling=True)
+            why = self.outcome.baseline_info or "the previous baseline could not be fetched"
+        results = self.execute(suite, full=True, pool=previous, pool_from=self.baseline_source)
+        pooled = self.pooling_text(results, previous, why)
+        self.log(pooled)
         self.outcome.baseline_info = (
             f"recorded as the baseline: upload `{self.inputs.results_path}` as the artifact "
-            f"`{self.inputs.baseline_artifact}` (actions/upload-artifact)"
+            f"`{self.inputs.baseline_artifact}` (actions/upload-artifact); {pooled}"
         )
         self.write_summary()
         self.write_outputs()
         return EXIT_OK
+
+    @staticmethod
+    def pooling_text(results: Any, previous: Any, why: str) -> str:
+        """One line on what the recording pooled (the log and the summary)."""
+        section = results.sections.get("pool") if results is not None else None
+        if previous is None or not isinstance(section, dict):
+            return f"nothing pooled: {why}"
+        if not section.get("pooled"):
+            return "nothing pooled: " + "; ".join(section.get("reasons") or ["the previous baseline differs"])
+        per = section.get("scenarios") or {}
+        new = sum(int(p.get("new", 0)) for p in per.values())
+        return (
+            f"pooled {int(section.get('trials') or 0):,} trials of the previous baseline ({section.get('source')}, "
+            f"run {section.get('run_id')}, recorded {section.get('recorded_at')}) with this run's {new:,}"
+        )
 
     def check(self, suite: Any) -> int:
         baseline = self.fetch_baseline()
@@ -246,31 +278,38 @@ class Action:
         return self.finish(results, pr=pr)
 
     # -- baseline ---------------------------------------------------------------------------------
-    def fetch_baseline(self, branch: str | None = None) -> Any:
-        """The base branch's baseline results, or None (with the reason in the summary)."""
+    def fetch_baseline(self, branch: str | None = None, *, pooling: bool = False) -> Any:
+        """The base branch's baseline results, or None (with the reason in the summary).
+
+        ``pooling``: record mode fetching the previous baseline to pool with; a missing one is then a
+        line in the log, not a warning, and the run records without pooling.
+        """
         from ..results import ResultsError, load_results
         from ._artifacts import BaselineError, download, find_baseline, unpack
         from ._client import GitHubError
 
+        warn = self.log if pooling else self.warn
+        without, without_it = ("recorded without pooling",) * 2 if pooling else ("ran without a baseline", "ran without it")
         if self.inputs.baseline_file:  # a results file at hand (a previous step, or committed)
             path = Path(self.inputs.baseline_file)
             baseline = load_results(path if path.is_absolute() else self.ctx.workspace / path)
             self.outcome.baseline_info = f"baseline: {self.inputs.baseline_file}"
+            self.baseline_source = f"baseline-file {self.inputs.baseline_file}"
             return baseline
         # The PR event names the base; a publish job may know it only from the results' pr.json.
         branch = self.ctx.base_branch or branch or self.ctx.default_branch
         name = self.inputs.baseline_artifact
         if self.client is None:
-            self.warn("no github-token input: cannot fetch the baseline artifact; ran without a baseline")
+            warn(f"no github-token input: cannot fetch the baseline artifact; {without}")
             return None
         if not branch:
-            self.warn("cannot tell the base branch from the event; ran without a baseline")
+            warn(f"cannot tell the base branch from the event; {without}")
             return None
         try:
             artifact = find_baseline(self.client, self.ctx.repository, name, branch, self.ctx.repository_id)
         except GitHubError as exc:
             hint = " (give the job `permissions: actions: read`)" if exc.forbidden else ""
-            self.warn(f"could not list the baseline artifacts{hint}: {exc}; ran without a baseline")
+            warn(f"could not list the baseline artifacts{hint}: {exc}; {without}")
             return None
         if artifact is None:
             self.outcome.baseline_info = (
@@ -284,10 +323,13 @@ class Action:
             path = unpack(download(self.client, self.ctx.repository, artifact), dest)
             baseline = load_results(path)
         except (BaselineError, ResultsError, GitHubError) as exc:
-            self.warn(f"the baseline artifact {artifact.id} ({artifact.created_at}) cannot be used: {exc}; ran without it")
+            warn(f"the baseline artifact {artifact.id} ({artifact.created_at}) cannot be used: {exc}; {without_it}")
             return None
         self.outcome.baseline_info = (
             f"baseline: artifact `{name}` of `{branch}` at {(artifact.head_sha or '?')[:12]}, recorded {artifact.created_at}"
+        )
+        self.baseline_source = (
+            f"artifact `{name}` {artifact.id} of `{branch}` at {(artifact.head_sha or '?')[:12]}, created {artifact.created_at}"
         )
         return baseline
 

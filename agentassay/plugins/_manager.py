@@ -64,6 +64,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("store", "agentassay.plugins.store", lambda run: run.options.store is not None),
     Builtin("budget", "agentassay.plugins.budget", lambda run: _settings(run).budget_usd is not None),
     Builtin("warm_start", "agentassay.plugins.warm_start", lambda run: run.options.warm_from is not None),
+    Builtin("pool", "agentassay.plugins.pool", lambda run: run.options.pool is not None),
     Builtin(
         "fingerprints",
         "agentassay.plugins.fingerprints",

@@ -5,7 +5,7 @@ A scenario's ``metamorphic:`` relations each transform its input into a follow-u
 
 Paired trials: the source trials are the scenario's own target trials; after them
 (``after_trials``), one phase per relation runs the follow-ups on x' for source indices
-``0..k-1`` with the *same* seeds (``seed_role = run.role``, same scenario name), filed in the store
+``0..k-1`` with the *same* seeds (``seed_role = run.seed_role``, same scenario name), filed in the store
 under ``<version>+mr:<relation>``, with the scenario's own evaluator. ``k = min(config trials,
 source trials finished)``; ``configure`` asks the plan to run those first ``k`` source trials
 whatever the sequential test decided (as the fingerprint sample does), so every relation gets its
@@ -114,7 +114,7 @@ def _pairs(run: Run, mine: _State, relation: Relation) -> int:
 
         j = 0
         while j < k and adapter.has(
-            relation.followup, trial_seed(run.settings.seed, run.role, relation.scenario, j)
+            relation.followup, trial_seed(run.settings.seed, run.seed_role, relation.scenario, j)
         ):  # type: ignore[union-attr]
             j += 1
         k = j
@@ -153,7 +153,7 @@ def agentassay_after_trials(run: Run) -> None:
             states,
             adapter=run.adapter,
             role=run.role,
-            seed_role=run.role,
+            seed_role=run.seed_role,
             version=f"{run.version}+mr:{relation}",
             label=f"metamorphic: {relation}",
             planned=sum(st.limit for st in states.values()),

@@ -154,7 +154,7 @@ def run_proxy(
 
     if baseline is None:  # recording: paired runs first, then the plan, then the arm
         caps = {n: min(settings.proxy_paired, len(trials)) for n, trials in target.items()}
-        paired = phase(caps, "proxy-paired", "run")
+        paired = phase(caps, "proxy-paired", run.seed_role)  # the target's seeds (run~g when pooled)
         out.interrupted, out.aborted = paired.interrupted, paired.aborted
         proxy_paired = {n: st.outcomes() for n, st in paired.states.items()}
         rho, rows = paired_rho(target, proxy_paired)

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..results import Results, ScenarioResult, TrialOutcome
+from ..results import Results, ScenarioResult, TrialOutcome, more_trials_text
 from ..stats import Verdict, proportion_ci
 from ._sections import ReportContext, Section, collect_sections, extra_cost, warning_lines
 from ._summary import VERDICT_WORD, behaviour_of, behaviour_text, counts_text, savings_of, scenario_usd
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from markupsafe import Markup
 
     from ..plugins import Plugins
+    from ..spec import Settings
     from ..traces import Step, StoredTrial
     from ._charts import SprtPath
 
@@ -558,9 +559,12 @@ def _fingerprint_figure(s: ScenarioResult, name: str, clean: _Clean) -> _Figure 
 # -- scenario details ---------------------------------------------------------------------------------
 
 
-def _details(s: ScenarioResult, clean: _Clean) -> _Details:
+def _details(s: ScenarioResult, clean: _Clean, settings: Settings) -> _Details:
     name = clean(s.name, _W_NAME)
     facts: list[tuple[str, str]] = [("Input", clean(s.input, _W_LINE))]
+    more = more_trials_text(s, settings)
+    if more is not None:
+        facts.append(("More trials", clean(more, _W_LINE)))
     words = behaviour_text(s)
     if words is not None:
         facts.append(("Behaviour", clean(words, _W_TEXT)))
@@ -786,7 +790,9 @@ def _trial(stored: StoredTrial, outcome: TrialOutcome | None, clean: _Clean) -> 
     stats = f"{tokens:,} tokens · {latency:.2f} s"
     if trace.cost.usd is not None:
         stats += f" · {_usd(trace.cost.usd)}"
-    if outcome is not None and not outcome.counted:
+    if outcome is not None and outcome.pooled is not None:
+        stats += f" · pooled from run {outcome.pooled}"
+    elif outcome is not None and not outcome.counted:
         stats += " · after the decision"
     first = error or (failures[0] if failures else None)
     err_block = None
@@ -802,7 +808,9 @@ def _trial(stored: StoredTrial, outcome: TrialOutcome | None, clean: _Clean) -> 
         meta.append(f"model {clean(trace.metadata.model, _W_NAME)}")
     if attempts > 1:
         meta.append(f"{attempts} attempts")
-    if outcome is not None and not outcome.counted:
+    if outcome is not None and outcome.pooled is not None:
+        meta.append(f"recorded by baseline run {outcome.pooled}, pooled into this one (not fed to this run's test)")
+    elif outcome is not None and not outcome.counted:
         meta.append("finished after the decision, not counted")
     steps = trace.steps[:_MAX_STEPS]
     return _TrialView(
@@ -878,19 +886,36 @@ def load_traces(store_path: str | Path, results: Results) -> dict[str, list[Stor
     """The traces of this results file's run from the SQLite trace store, by scenario, in trial order.
 
     Only the target agent's: a proxy model's traces, filed under ``<version>+proxy:<model>``, are left
-    out. ``{}`` when there is no store or it has no row of this run.
+    out. ``{}`` when there is no store or it has no row of this run. Trials pooled from an earlier
+    baseline (``run --pool``) show the earlier run's traces when this store holds them (matched by seed,
+    unique in a pooled baseline); otherwise they count among the trials without a stored trace.
     """
+    from dataclasses import replace
+
     from ..traces import TraceStore
 
     path = Path(store_path)
     if not results.run_id or not path.is_file():
         return {}
+    pooled: dict[str, dict[tuple[str, int], int]] = {}
+    for s in results.scenarios:
+        for t in s.trials:
+            if t.pooled is not None:
+                pooled.setdefault(t.pooled, {})[(s.name, t.seed)] = t.index
     with TraceStore(path) as store:
         rows = store.run(results.run_id)
+        earlier = [(store.run(run_id), wanted) for run_id, wanted in pooled.items()]
     rows = [r for r in rows if "+proxy:" not in r.agent_version]
     version = str(results.agent.get("version") or "")
     if version and any(r.agent_version == version for r in rows):
         rows = [r for r in rows if r.agent_version == version]
+    for found, wanted in earlier:
+        for r in found:
+            if "+proxy:" in r.agent_version or "+mr:" in r.agent_version:
+                continue  # a proxy's or a metamorphic follow-up's trial (the latter shares its source's seed)
+            index = wanted.pop((r.scenario, r.trace.metadata.seed), None)
+            if index is not None:
+                rows.append(replace(r, trial=index))
     out: dict[str, list[StoredTrial]] = {}
     for r in sorted(rows, key=lambda r: (r.scenario, r.trial, r.id)):
         out.setdefault(r.scenario, []).append(r)
@@ -1039,7 +1064,7 @@ def render_html(
         rates=_rates_figure(results, ordered, clean),
         cost=_cost(results, sections, clean),
         sections=views,
-        details=[_details(s, clean) for s in ordered],
+        details=[_details(s, clean, results.settings) for s in ordered],
         viewer=viewer,
         trace_summary=trace_summary,
         traces_intro=intro,

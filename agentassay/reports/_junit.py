@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..results import Results, ScenarioResult, TrialOutcome
+from ..results import Results, ScenarioResult, TrialOutcome, more_trials_text
 from ..stats import Verdict, proportion_ci
 from ._summary import VERDICT_WORD, behaviour_text
 
@@ -144,6 +144,14 @@ def _figures(s: ScenarioResult) -> dict[str, str]:
     if cost["usd"] is not None:
         out["cost_usd"] = f"{cost['usd']:.6f}"
     out["tokens"] = str(cost["input_tokens"] + cost["output_tokens"])
+    more = s.more_trials
+    if more:  # an INCONCLUSIVE regression: the candidate trials a check would need to decide it
+        out["more_trials_total"] = str(more.get("total"))
+        out["more_trials_additional"] = str(more.get("additional"))
+        out["more_trials_probability"] = f"{float(more.get('probability') or 0.0):.4f}"
+        out["more_trials_capped"] = "true" if more.get("capped") else "false"
+        if more.get("usd") is not None:
+            out["more_trials_usd"] = f"{float(more['usd']):.6f}"
     return out
 
 
@@ -171,7 +179,9 @@ def _trial_head(t: TrialOutcome) -> str:
 
 def _trial_lines(t: TrialOutcome, text: _Text) -> list[str]:
     lines = [f"{_trial_head(t)}, attempts {t.attempts}, latency {_time(t.latency_s)} s"]
-    if not t.counted:
+    if t.pooled is not None:
+        lines.append(f"pooled: recorded by baseline run {t.pooled}")
+    elif not t.counted:
         lines.append("not counted: finished after the scenario was decided")
     if t.error:
         lines.append(f"error: {text.block(t.error, _LINE)}")
@@ -180,9 +190,12 @@ def _trial_lines(t: TrialOutcome, text: _Text) -> list[str]:
     return lines
 
 
-def _summary(s: ScenarioResult, f: dict[str, str], text: _Text) -> list[str]:
-    """The explanation, the counts, fingerprints, notes and the most common failure reasons."""
+def _summary(s: ScenarioResult, f: dict[str, str], text: _Text, more: str | None = None) -> list[str]:
+    """The explanation, the counts, what more trials would take, fingerprints, notes and the most common
+    failure reasons."""
     lines = [text.block(s.verdict.explanation or VERDICT_WORD[s.verdict.verdict.value], _LINE), _counts_line(f)]
+    if more:
+        lines.append(f"more trials: {text.block(more, _LINE)}")
     behaviour = behaviour_text(s)
     if behaviour:
         lines.append(f"fingerprints: {text.block(behaviour, _LINE)}")
@@ -216,9 +229,11 @@ def _flaky(case: ET.Element, tag: str, kind: str, t: TrialOutcome, text: _Text) 
     ET.SubElement(el, "stackTrace").text = text.block("\n".join(_trial_lines(t, text)))
 
 
-def _testcase(suite: ET.Element, name: str, s: ScenarioResult, f: dict[str, str], text: _Text) -> dict[str, str]:
+def _testcase(
+    suite: ET.Element, name: str, s: ScenarioResult, f: dict[str, str], text: _Text, more: str | None = None
+) -> dict[str, str]:
     """One scenario's testcase, its children in the schema's order; returns the figures with
-    ``flaky_left_out`` added when the cap dropped some."""
+    ``flaky_left_out`` added when the cap dropped some. ``more``: what more trials would take, in words."""
     case = ET.SubElement(suite, "testcase", {"name": text.line(s.name), "classname": name, "time": _time(s.cost()["latency_s"])})
     verdict = s.verdict.verdict
     explanation = s.verdict.explanation or VERDICT_WORD[verdict.value]
@@ -238,11 +253,17 @@ def _testcase(suite: ET.Element, name: str, s: ScenarioResult, f: dict[str, str]
         _flaky(case, "flakyFailure", TRIAL_FAILED_TYPE, t, text)
     if verdict is Verdict.INCONCLUSIVE:
         message = explanation if explanation.upper().startswith("INCONCLUSIVE") else f"INCONCLUSIVE: {explanation}"
-        ET.SubElement(case, "skipped", {"message": text.line(message)}).text = text.block("\n".join(_summary(s, f, text)))
+        if more:
+            message = f"{message} Estimate: {more}."
+        ET.SubElement(case, "skipped", {"message": text.line(message)}).text = text.block(
+            "\n".join(_summary(s, f, text, more))
+        )
     for t in flaky_errored:
         _flaky(case, "flakyError", TRIAL_ERROR_TYPE, t, text)
     out = [f"{key}={text.line(value)}" for key, value in f.items()]
     out.append(f"explanation={text.line(explanation, _LINE)}")
+    if more:
+        out.append(f"more_trials={text.line(more, _LINE)}")
     behaviour = behaviour_text(s)
     if behaviour:
         out.append(f"fingerprints={text.line(behaviour, _LINE)}")
@@ -313,7 +334,7 @@ def render_junit(results: Results, *, secrets: Sequence[str] = ()) -> str:
     properties = ET.SubElement(root, "properties")
     scenario_props: list[tuple[str, Any]] = []
     for s in results.scenarios:
-        figures = _testcase(root, name, s, _figures(s), text)
+        figures = _testcase(root, name, s, _figures(s), text, more_trials_text(s, results.settings))
         scenario_props += [(f"scenario.{s.name}.{key}", value) for key, value in figures.items()]
     for key, value in [*_suite_properties(results), *scenario_props]:
         if value is not None:

@@ -24,7 +24,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..results import Results, ScenarioResult
+from ..results import Results, ScenarioResult, more_trials_text
 from ..stats import Verdict, proportion_ci
 from ._sections import ReportContext, Section, collect_sections, extra_cost, replace_section, warning_lines
 from ._summary import (
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     import jinja2
 
     from ..plugins import Plugins
+    from ..spec import Settings
 
 MARKER = "<!-- agentassay:pr-comment -->"
 COMMENT_LIMIT = 65536  # GitHub's limit on an issue or pull-request comment body, in characters
@@ -282,8 +283,11 @@ def _row(results: Results, s: ScenarioResult, esc: _Escaper, with_baseline: bool
     return _Row(esc(s.name, _W_NAME), Md(_verdict_word(s)), Md(rates), Md(effect), words, Md(trials))
 
 
-def _details(s: ScenarioResult, esc: _Escaper) -> _Details:
+def _details(s: ScenarioResult, esc: _Escaper, settings: Settings) -> _Details:
     facts: list[tuple[Md, Md]] = [(Md("Input"), esc(s.input, _W_LINE))]
+    more = more_trials_text(s, settings)
+    if more is not None:
+        facts.append((Md("More trials"), esc(more, _W_LINE)))
     words = behaviour_text(s)
     if words is not None:
         facts.append((Md("Behaviour"), esc(words, _W_TEXT)))
@@ -530,7 +534,7 @@ def _render(
     pieces += [_diagram_piece(s, i, esc, redact, parts) for i, s in enumerate(body) if s.diagram is not None]
     if results is not None and ordered:
         pieces.append(_Piece("run", _part(parts.run, _run_details(results, esc))))
-        pieces += [_Piece("details", _part(parts.scenario, _details(s, esc))) for s in ordered]
+        pieces += [_Piece("details", _part(parts.scenario, _details(s, esc, results.settings))) for s in ordered]
 
     head = "" if marker is None else marker + "\n"
 

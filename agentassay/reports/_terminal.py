@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..results import Results, ScenarioResult
+from ..results import Results, ScenarioResult, more_trials_text
 from ._sections import ReportContext, Section, collect_sections, extra_cost, warning_lines
 from ._summary import VERDICT_WORD, clip, counts_text, savings_of, scenario_usd
 from ._summary import behaviour_text as behaviour
@@ -71,6 +71,9 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
         if s.verdict.verdict.value == "pass" and words is None:
             continue
         lines.append(f"  {s.name}: {clip(s.verdict.explanation, 160)}")
+        more = more_trials_text(s, results.settings)
+        if more is not None:
+            lines.append(f"    more trials: {clip(more, 300)}")
         if words is not None:
             lines.append(f"    behaviour: {clip(words, 150)}")
         if s.verdict.verdict.value != "pass":

@@ -12,6 +12,7 @@ from ._model import (
     TrialOutcome,
     load_results,
 )
+from ._more import more_trials, more_trials_text, with_more_trials
 
 __all__ = [
     "RESULTS_SCHEMA",
@@ -27,6 +28,9 @@ __all__ = [
     "compare_results",
     "load_results",
     "merge_results",
+    "more_trials",
+    "more_trials_text",
     "shard_note",
     "shard_slice",
+    "with_more_trials",
 ]

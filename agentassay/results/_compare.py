@@ -15,6 +15,7 @@ from ..gate import Candidate, GatePlan, decide, fixed_n_equivalent, monitor_for,
 from ..spec import Scenario
 from ._alerts import SECTION, Conditions, change_alerts
 from ._model import Results
+from ._more import with_more_trials
 
 if TYPE_CHECKING:
     from ..plugins import Plugins
@@ -70,14 +71,17 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
     if dropped:
         notes.append(f"in the baseline but not in the candidate: {', '.join(dropped)}")
     notes += [f.note() for f in hooks.failures]
-    scenarios = tuple(
-        replace(
-            s,
-            verdict=final[s.name],
-            baseline=counts.get(s.name),
-            fixed_n=fixed_n[s.name],
-        )
-        for s in cand.scenarios
+    scenarios = with_more_trials(
+        [
+            replace(
+                s,
+                verdict=final[s.name],
+                baseline=counts.get(s.name),
+                fixed_n=fixed_n[s.name],
+            )
+            for s in cand.scenarios
+        ],
+        settings,
     )
     # Change alerts (results/_alerts.py) from the files as recorded: the candidate's own start, not now.
     alerts = change_alerts(Conditions.of(base), Conditions.of(cand), settings.alerts)

@@ -21,6 +21,7 @@ from ..gate import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, mo
 from ..spec import Scenario, Settings
 from ._compare import baseline_notes, compare_results
 from ._model import Results, ResultsError, ScenarioResult
+from ._more import with_more_trials
 
 if TYPE_CHECKING:
     from ..plugins import Plugins
@@ -363,6 +364,7 @@ def merge_results(
         scenarios, decision, failed = _rederive_run(
             combined.scenarios, combined.settings, merged_sections, plugins
         )
+        scenarios = with_more_trials(scenarios, combined.settings)  # none in a run; a stale one never survives
         return replace(combined, scenarios=scenarios, decision=decision, notes=(*combined.notes, *failed))
     out = compare_results(baseline, combined, plugins=plugins)
     return replace(

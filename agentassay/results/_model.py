@@ -68,12 +68,17 @@ class TrialOutcome:
     attempts: int = 1
     counted: bool = True  # fed to the scenario's test (False: finished after the decision)
     fingerprint: dict[str, float] | None = None  # behavioural fingerprint (agentassay.fingerprints)
+    # The run id of the baseline this trial was recorded in, when a later recording pooled it (``run --pool``;
+    # its seed and outcome are as recorded there). None: this run's own trial. Written only when set.
+    pooled: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         # Field by field rather than dataclasses.asdict, whose deep copy was most of a 300-scenario save.
         d = {name: getattr(self, name) for name in _TRIAL_FIELDS}
         if self.fingerprint is not None:
             d["fingerprint"] = dict(self.fingerprint)
+        if self.pooled is None:
+            del d["pooled"]
         d["failures"] = list(self.failures)
         d["latency_s"] = round(self.latency_s, 6)
         # Fingerprints are written at full precision: a rounded baseline compared with an
@@ -95,6 +100,7 @@ class TrialOutcome:
             attempts=int(d.get("attempts", 1)),
             counted=bool(d.get("counted", True)),
             fingerprint=_fingerprint(d.get("fingerprint")),
+            pooled=None if d.get("pooled") is None else str(d["pooled"]),
         )
 
 
@@ -120,6 +126,9 @@ class ScenarioResult:
     threshold: float | None = None  # the scenario's own threshold, when it overrides config
     fixed_n: int | None = None  # trials a fixed-n design with the same alpha and beta would need
     fingerprint_trials: int | None = None  # the first n trials form the fingerprint sample (fixed in advance)
+    # An INCONCLUSIVE regression scenario: the candidate trials a check would need to decide it, and their
+    # USD (results/_more.py, stats.trials_to_decide). None otherwise; in the file only when set.
+    more_trials: dict[str, Any] | None = None
 
     def fingerprint_sample(self) -> list[dict[str, float]]:
         """The fingerprint sample this run fixed in advance (every fingerprinted trial in older files)."""
@@ -143,15 +152,27 @@ class ScenarioResult:
     def errors(self) -> int:
         return sum(1 for t in self.trials if t.error)
 
+    @property
+    def pooled_trials(self) -> int:
+        """Trials carried over from an earlier baseline (``run --pool``): they weigh in a check, cost nothing here."""
+        return sum(1 for t in self.trials if t.pooled is not None)
+
     def cost(self) -> dict[str, Any]:
-        usd = [t.usd for t in self.trials if t.usd is not None]
+        """What this run's own trials cost (pooled trials were paid for by the run that recorded them)."""
+        own = [t for t in self.trials if t.pooled is None]
+        usd = [t.usd for t in own if t.usd is not None]
         return {
-            "trials": len(self.trials),
-            "input_tokens": sum(t.input_tokens for t in self.trials),
-            "output_tokens": sum(t.output_tokens for t in self.trials),
-            "latency_s": round(sum(t.latency_s for t in self.trials), 6),
+            "trials": len(own),
+            "input_tokens": sum(t.input_tokens for t in own),
+            "output_tokens": sum(t.output_tokens for t in own),
+            "latency_s": round(sum(t.latency_s for t in own), 6),
             "usd": round(sum(usd), 6) if usd else None,
         }
+
+    def usd_per_trial(self) -> float | None:
+        """Mean USD of a priced trial (None when no trial was priced)."""
+        usd = [t.usd for t in self.trials if t.usd is not None]
+        return sum(usd) / len(usd) if usd else None
 
     def failure_reasons(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -173,6 +194,8 @@ class ScenarioResult:
             "threshold": self.threshold,
             "fixed_n": self.fixed_n,
             "fingerprint_trials": self.fingerprint_trials,
+            **({"pooled_trials": self.pooled_trials} if self.pooled_trials else {}),
+            **({} if self.more_trials is None else {"more_trials": dict(self.more_trials)}),
             "cost": self.cost(),
             "failure_reasons": self.failure_reasons(),
             "trials": [t.to_dict() for t in sorted(self.trials, key=lambda t: t.index)],
@@ -190,6 +213,7 @@ class ScenarioResult:
             threshold=None if d.get("threshold") is None else float(d["threshold"]),
             fixed_n=None if d.get("fixed_n") is None else int(d["fixed_n"]),
             fingerprint_trials=None if d.get("fingerprint_trials") is None else int(d["fingerprint_trials"]),
+            more_trials=d["more_trials"] if isinstance(d.get("more_trials"), dict) else None,
         )
 
 
@@ -251,7 +275,7 @@ class Results:
         """
         if not self.scenarios or any(s.fixed_n is None for s in self.scenarios):
             return None
-        run = sum(len(s.trials) for s in self.scenarios)
+        run = sum(len(s.trials) - s.pooled_trials for s in self.scenarios)
         fixed = sum(int(s.fixed_n or 0) for s in self.scenarios)
         out: dict[str, Any] = {"trials_run": run, "fixed_n_trials": fixed, "trials_saved": fixed - run}
         out["fraction_saved"] = round((fixed - run) / fixed, 4) if fixed else None

@@ -98,6 +98,10 @@ class RunOptions:
     shard: tuple[int, int] | None = None
     # Trials per scenario at most, below the settings' cap: a replay of recorded traces has this many.
     limits: Mapping[str, int] | None = None
+    # ``run --full --pool FILE``: the previous baseline whose trials this recording may pool (plugins/pool.py),
+    # and where it came from (a path, or the Action's artifact), as the results file names it.
+    pool: Results | None = None
+    pool_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,13 @@ class Run:
         # What the target's trials run with: a proxy allocation gives the target fewer trials.
         self.target_settings = suite.settings
         self.role = "check" if options.baseline is not None else "run"
+        # The target's seed stream: the role, except in a pooled recording (``run~g``, plugins/pool.py),
+        # so that no new trial repeats a seed of the trials it is pooled with.
+        self.seed_role = self.role
+        # Trials carried over from an earlier baseline (``run --pool``), by scenario: written after this
+        # run's own trials, numbered after them, ``counted: false`` (they did not feed this run's tests).
+        self.pooled: dict[str, tuple[TrialOutcome, ...]] = {}
+        self.loaded = True  # the adapter was loaded from the entry (not passed in): its source can be digested
         self.scenarios: tuple[Scenario, ...] = suite.scenarios  # configure may narrow it (shards)
         self.search = [Path.cwd(), suite.root]
         self.adapter: AgentAdapter | None = None
@@ -169,6 +180,23 @@ class Run:
     @cached_property
     def suite_info(self) -> dict[str, Any]:
         return suite_info(self.suite)
+
+    @cached_property
+    def identity(self) -> dict[str, Any]:
+        """What this run measures (runner/_identity.py): ``agent.identity`` of the results file."""
+        from ._identity import identity
+
+        assert self.adapter is not None
+        return identity(
+            suite=self.suite,
+            suite_sha256=self.suite_info["sha256"],
+            settings=self.settings,
+            entry=self.options.entry,
+            adapter=self.adapter,
+            loaded=self.loaded,
+            versions=versions(),
+            full=self.full and self.role == "run",
+        )
 
     def note(self, text: str) -> None:
         """A note in the results file (and the report) that a reviewer should read."""
@@ -231,7 +259,10 @@ class Run:
     def start(self) -> None:
         """The scenarios' states: each one's test, at the levels the plan left it."""
         s, target, counts = self.settings, self.target_settings, self.counts
-        limit = target.trial_cap if s.errors == "fail" else 2 * target.trial_cap
+        # A baseline (``run --full``) records ``record_cap`` trials per scenario; the test's own cap stays
+        # ``trial_cap`` (outcomes past its decision are kept, marked not counted, and weigh in a check).
+        cap = target.record_cap if self.full and self.role == "run" else target.trial_cap
+        limit = cap if s.errors == "fail" else 2 * cap
         limits = self.options.limits or {}
         self.states = {
             sc.name: ScenarioState(
@@ -259,8 +290,9 @@ class Run:
             self.states,
             adapter=self.adapter,
             role=self.role,
+            seed_role=self.seed_role,
             version=self.version,
-            planned=len(self.scenarios) * self.settings.trial_cap,
+            planned=len(self.scenarios) * (self.settings.record_cap if self.full and self.role == "run" else self.settings.trial_cap),
         )
         self.interrupted, self.aborted = out.interrupted, out.aborted
 
@@ -318,7 +350,7 @@ class Run:
             ScenarioResult(
                 name=name,
                 input=st.scenario.input,
-                trials=st.outcomes(),
+                trials=st.outcomes() + self.pooled.get(name, ()),
                 verdict=final[name],
                 baseline=counts.get(name),
                 threshold=st.scenario.threshold,
@@ -329,6 +361,9 @@ class Run:
             )
             for name, st in self.states.items()
         )
+        from ..results import with_more_trials  # what an INCONCLUSIVE regression would take (issue 21)
+
+        scenarios = with_more_trials(scenarios, s)
         assert self.adapter is not None and self.target is not None
         agent: dict[str, Any] = {
             "entry": self.options.entry,
@@ -339,6 +374,10 @@ class Run:
             agent["config"] = self.adapter.config()
         except Exception as exc:  # describing the agent must never lose the results
             agent["config"] = {"error": str(exc)}
+        try:
+            agent["identity"] = self.identity
+        except Exception as exc:  # no identity: the file never pools, and is otherwise whole
+            agent["identity"] = {"error": f"{type(exc).__name__}: {exc}"}
         sections = dict(self.sections)
         return Results(
             kind=self.role,

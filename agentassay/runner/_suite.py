@@ -64,6 +64,8 @@ def run_suite(
     shard: tuple[int, int] | None = None,
     plugins: Plugins | None = None,
     limits: Mapping[str, int] | None = None,
+    pool: Results | None = None,
+    pool_from: str | None = None,
 ) -> RunReport:
     """Run every scenario of ``suite``; with ``baseline``, test each for regression against it.
 
@@ -73,7 +75,9 @@ def run_suite(
     ``warm_from`` warm-starts the threshold SPRTs; ``shard=(i, n)`` runs scenario ``k`` when
     ``k mod n == i - 1``, at the levels of the whole suite; ``plugins`` (default: the installed ones)
     add to the built-ins the suite and these options call for; ``limits`` caps a scenario's trials
-    below the settings' cap (a replay of recorded traces, ``agentassay analyze``).
+    below the settings' cap (a replay of recorded traces, ``agentassay analyze``); ``pool`` (with ``full``)
+    pools the trials of that earlier baseline when its identity matches this run's (``pool_from``: where
+    it came from, for the results file; plugins/pool.py).
     """
     options = RunOptions(
         entry or suite.agent.entry,
@@ -86,6 +90,8 @@ def run_suite(
         handle_signals,
         shard,
         limits,
+        pool,
+        pool_from,
     )
     extra = [("on_trial", OnTrial(on_trial))] if on_trial is not None else []
     with SignalLatch(handle_signals) as latch:  # a Ctrl-C before the first trial: zero trials, marked
@@ -95,6 +101,7 @@ def run_suite(
         hooks.call("agentassay_configure", run=run, propagate=before)
         run.evaluators = {s.name: build_evaluator(s, file=suite.path, search=run.search) for s in run.scenarios}
         run.adapter = adapter or run.load_adapter(suite.model)
+        run.loaded = adapter is None
         hooks.call("agentassay_plan", plan=run.plan, propagate=before)
         hooks.call("agentassay_prepare", run=run, propagate=before)
         run.start()

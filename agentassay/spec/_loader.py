@@ -45,6 +45,7 @@ TOP_KEYS = ("name", "description", "agent", "model", "config", "scenarios")
 CONFIG_KEYS = (
     "trials",
     "max_trials",
+    "baseline_trials",
     "threshold",
     "alpha",
     "beta",
@@ -597,7 +598,7 @@ class _Parser:
             key = f"config.{k}"
             if k in ("trials", "concurrency"):
                 kw[k] = self.integer(vnode, key, 1)
-            elif k == "max_trials":
+            elif k in ("max_trials", "baseline_trials"):
                 kw[k] = None if self.is_null(vnode) else self.integer(vnode, key, 1)
             elif k in ("threshold", "alpha", "beta", "delta"):
                 kw[k] = self.probability(vnode, key)

@@ -161,8 +161,11 @@ class AlertsConfig:
 class Settings:
     """``config:`` of the suite. Defaults are what a user gets by writing nothing."""
 
-    trials: int = 50
+    # The defaults were chosen by benchmarks/decisiveness.py (docs/decisiveness.md): a check looks at
+    # up to 200 candidate trials against a 300-trial baseline; unchanged agents stop early.
+    trials: int = 200
     max_trials: int | None = None
+    baseline_trials: int | None = None  # trials per scenario `run --full` records; None: 1.5 x the cap
     threshold: float = 0.80
     alpha: float = 0.05
     beta: float = 0.10
@@ -202,6 +205,14 @@ class Settings:
     def trial_cap(self) -> int:
         """Most trials one scenario may use."""
         return self.max_trials if self.max_trials is not None else self.trials
+
+    @property
+    def record_cap(self) -> int:
+        """Trials per scenario a baseline records (``run --full``, the Action's record mode): more than a
+        check's cap, because a baseline is paid once and every PR's check reuses it."""
+        if self.baseline_trials is not None:
+            return self.baseline_trials
+        return -(-3 * self.trial_cap // 2)
 
     @property
     def margin(self) -> float:

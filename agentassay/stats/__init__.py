@@ -16,6 +16,7 @@ from ._fidelity import (
     fidelity_correlation,
     proxy_allocation,
 )
+from ._more import MoreTrials, trials_to_decide
 from ._multiple import (
     adjust_pvalues,
     bonferroni_alpha,
@@ -49,6 +50,7 @@ __all__ = [
     "Decision",
     "EffectSizes",
     "FidelityResult",
+    "MoreTrials",
     "ProxyAllocation",
     "RegressionResult",
     "SPRTCharacteristic",
@@ -83,5 +85,6 @@ __all__ = [
     "sprt",
     "suite_verdict",
     "threshold_verdict",
+    "trials_to_decide",
     "warm_start",
 ]

@@ -32,13 +32,24 @@ def paper_observed_power(pb: Any, pc: Any, nb: int, nc: int, alpha: float) -> np
 
 @lru_cache(maxsize=128)
 def regression_codes(
-    nb: int, nc: int, *, alpha: float, beta: float, delta: float, test: str, rule: str
+    nb: int,
+    nc: int,
+    *,
+    alpha: float,
+    beta: float,
+    delta: float,
+    test: str,
+    rule: str,
+    pass_alpha: float | None = None,
 ) -> np.ndarray:
-    """Verdict code for every outcome (x_base, x_cand): the single source of the verdict."""
+    """Verdict code for every outcome (x_base, x_cand): the single source of the verdict.
+
+    FAIL at ``alpha``, PASS (non-inferiority) at ``pass_alpha`` (default ``alpha``).
+    """
     reject = _exact.regression_reject(nb, nc, test, alpha)
     codes = np.full((nb + 1, nc + 1), CODE_INCONCLUSIVE, dtype=np.int8)
     if rule == "non-inferiority":
-        ni = _exact.ni_reject(nb, nc, delta, alpha)
+        ni = _exact.ni_reject(nb, nc, delta, alpha if pass_alpha is None else pass_alpha)
         codes[reject & ~ni] = CODE_FAIL
         codes[ni] = CODE_PASS
     else:
@@ -71,14 +82,26 @@ _NEAR = 1e-3
 
 
 def _code(
-    kb: int, nb: int, kc: int, nc: int, a: float, b: float, d: float, t: str, r: str, pvalue: float, ni_pvalue: float
+    kb: int,
+    nb: int,
+    kc: int,
+    nc: int,
+    a: float,
+    b: float,
+    d: float,
+    t: str,
+    r: str,
+    pvalue: float,
+    ni_pvalue: float,
+    pa: float | None = None,
 ) -> int:
     """``regression_codes(...)[kb, kc]``, without building the table when the cell's p-values decide it."""
-    if r == "non-inferiority" and t in ("fisher", "z") and round(d, 12) == d and abs(ni_pvalue - a) > _NEAR * a:
-        if ni_pvalue <= a:
+    level = a if pa is None else pa
+    if r == "non-inferiority" and t in ("fisher", "z") and round(d, 12) == d and abs(ni_pvalue - level) > _NEAR * level:
+        if ni_pvalue <= level:
             return CODE_PASS
         return CODE_FAIL if pvalue <= a else CODE_INCONCLUSIVE
-    return int(regression_codes(nb, nc, alpha=a, beta=b, delta=d, test=t, rule=r)[kb, kc])
+    return int(regression_codes(nb, nc, alpha=a, beta=b, delta=d, test=t, rule=r, pass_alpha=pa)[kb, kc])
 
 
 @dataclass(frozen=True)
@@ -93,9 +116,9 @@ class RegressionResult:
     pvalue: float
     """One-sided p-value of H0 "no regression" (p_cand >= p_base)."""
     noninferiority_pvalue: float
-    """Exact unconditional p-value of H0 "p_base - p_cand >= delta"; PASS needs it <= alpha."""
+    """Exact unconditional p-value of H0 "p_base - p_cand >= delta"; PASS needs it <= pass_alpha."""
     drop_upper_bound: float
-    """One-sided upper (1 - alpha) confidence bound of p_base - p_cand."""
+    """One-sided upper (1 - pass_alpha) confidence bound of p_base - p_cand."""
     effects: EffectSizes
     alpha: float
     beta: float
@@ -103,6 +126,12 @@ class RegressionResult:
     test: str
     rule: str
     observed_power: float | None = None
+    pass_alpha: float | None = None
+    """The PASS (non-inferiority) level; None: ``alpha``, as before FAIL and PASS had levels of their own."""
+
+    @property
+    def pass_level(self) -> float:
+        return self.alpha if self.pass_alpha is None else self.pass_alpha
 
     @property
     def base_rate(self) -> float:
@@ -114,7 +143,7 @@ class RegressionResult:
 
     def explain(self) -> str:
         rates = f"pass rate {self.base_rate:.1%} -> {self.cand_rate:.1%} ({self.base_passes}/{self.base_trials} -> {self.cand_passes}/{self.cand_trials})"
-        bound = f"the drop is at most {self.drop_upper_bound:+.3f} with {1 - self.alpha:.0%} confidence"
+        bound = f"the drop is at most {self.drop_upper_bound:+.3f} with {1 - self.pass_level:.0%} confidence"
         if self.rule == "paper":
             return (
                 f"{self.verdict.value.upper()} (paper Def. 3.7 rule): {rates}; p = {self.pvalue:.3g}, "
@@ -147,6 +176,7 @@ def regression_verdict(
     delta: float = 0.10,
     test: str = "fisher",
     rule: str = "non-inferiority",
+    pass_alpha: float | None = None,
 ) -> RegressionResult:
     """Did the candidate's pass rate regress from the baseline's?
 
@@ -154,11 +184,14 @@ def regression_verdict(
     of ``p_base - p_cand`` is below ``delta`` (an exact unconditional test, so that a true
     drop of ``delta`` gets PASS at most ``alpha`` of the time at any n). FAIL when the
     one-sided ``test`` ("fisher", "boschloo" or "z") rejects "no regression" at ``alpha``
-    and non-inferiority is not shown. INCONCLUSIVE otherwise. ``beta`` is used only by
+    and non-inferiority is not shown. INCONCLUSIVE otherwise. ``pass_alpha`` (default ``alpha``) is
+    the PASS level: a gate tests FAIL at a multiplicity-corrected ``alpha`` and PASS, an
+    intersection-union claim, at the suite's alpha (docs/statistics.md, "Two claims, two levels"). ``beta`` is used only by
     ``rule="paper"``, the paper's Def. 3.7 kept for comparison (see docs/statistics.md).
     """
     kb, nb, kc, nc = check_arms(base_passes, base_trials, cand_passes, cand_trials)
     a = check_open_unit("alpha", alpha)
+    pa = None if pass_alpha is None else check_open_unit("pass_alpha", pass_alpha)
     b = check_open_unit("beta", beta)
     d = check_margin("delta", delta)
     t = check_choice("test", test, TESTS)
@@ -170,7 +203,7 @@ def regression_verdict(
     else:
         pvalue = float(_exact.regression_pvalues(nb, nc, t)[kb, kc])
     ni_pvalue = _exact.ni_pvalue(nb, nc, kb, kc, d)
-    code = _code(kb, nb, kc, nc, a, b, d, t, r, pvalue, ni_pvalue)
+    code = _code(kb, nb, kc, nc, a, b, d, t, r, pvalue, ni_pvalue, pa)
     power = float(paper_observed_power(kb / nb, kc / nc, nb, nc, a)) if r == "paper" else None
     return RegressionResult(
         verdict=VERDICT_OF_CODE[int(code)],
@@ -180,7 +213,7 @@ def regression_verdict(
         cand_trials=nc,
         pvalue=pvalue,
         noninferiority_pvalue=ni_pvalue,
-        drop_upper_bound=_exact.drop_upper_bound(nb, nc, kb, kc, a),
+        drop_upper_bound=_exact.drop_upper_bound(nb, nc, kb, kc, a if pa is None else pa),
         effects=effect_sizes(kb, nb, kc, nc),
         alpha=a,
         beta=b,
@@ -188,4 +221,5 @@ def regression_verdict(
         test=t,
         rule=r,
         observed_power=power,
+        pass_alpha=pa,
     )

@@ -15,11 +15,16 @@ It stops with FAIL when ``Z_fail >= c_fail * (max_trials / k) ** shape``, with P
 ``Z_pass >= c_pass * (max_trials / k) ** shape`` (PASS checked first), and ends
 INCONCLUSIVE at ``max_trials``. The shape parameter is Wang and Tsiatis's: 0 gives Pocock's
 flat boundary (early stops, lower final power), 0.5 O'Brien-Fleming's (few early stops).
+With ``looks = g > 1`` the statistics are compared only after every g-th trial (and at
+``max_trials``): fewer looks cost less multiplicity, so the boundaries sit lower.
 
-Guarantee. The constants are chosen by exact computation so that
+Two claims, two levels. FAIL and PASS are different claims: a suite is blocked when *any*
+scenario FAILs (so FAIL needs a level corrected for multiplicity, ``alpha``), but deploys only
+when *every* scenario PASSes, an intersection-union test that holds at the uncorrected level
+(``pass_alpha``). The constants are chosen by exact computation so that
 
     sup_p P(FAIL | p_base = p_cand = p) <= alpha       and
-    sup_p P(PASS | p_base = p, p_cand = p - delta) <= alpha,
+    sup_p P(PASS | p_base = p, p_cand = p - delta) <= pass_alpha,
 
 each computed for the boundary on its own (a second boundary can only stop paths
 earlier, so the joint test's errors are smaller still). The probabilities are sums over
@@ -43,20 +48,32 @@ from ._verdict import Verdict
 _COARSE, _FINE = 17, 65
 # Bump when anything that changes calibrated constants changes (grids, bisection, statistics, the
 # walk): tables of constants (the shipped agentassay/gate/designs.json, per-machine caches) are keyed by it.
-DESIGN_ALGORITHM = 1
+DESIGN_ALGORITHM = 2  # 2: separate FAIL / PASS levels and grouped looks (constants keyed per boundary)
 
 
 @lru_cache(maxsize=2)
-def _stats(nb: int, n_max: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
-    """Z_fail and Z_pass for every look k = 1..n_max: arrays (n_max, nb+1, n_max+1), -inf padded."""
+def _zfail(nb: int, n_max: int) -> np.ndarray:
+    """Z_fail for every look k = 1..n_max: an array (n_max, nb+1, n_max+1), -inf padded."""
     zf = np.full((n_max, nb + 1, n_max + 1), -np.inf)
-    zp = np.full((n_max, nb + 1, n_max + 1), -np.inf)
     for k in range(1, n_max + 1):
         zf[k - 1, :, : k + 1] = _exact.pooled_z.__wrapped__(nb, k)
-        zp[k - 1, :, : k + 1] = _exact.ni_statistic.__wrapped__(nb, k, delta)
     zf.setflags(write=False)
+    return zf
+
+
+@lru_cache(maxsize=2)
+def _zpass(nb: int, n_max: int, delta: float) -> np.ndarray:
+    """Z_pass for every look k = 1..n_max: an array (n_max, nb+1, n_max+1), -inf padded."""
+    zp = np.full((n_max, nb + 1, n_max + 1), -np.inf)
+    for k in range(1, n_max + 1):
+        zp[k - 1, :, : k + 1] = _exact.ni_statistic.__wrapped__(nb, k, delta)
     zp.setflags(write=False)
-    return zf, zp
+    return zp
+
+
+def _stats(nb: int, n_max: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Z_fail and Z_pass for every look k = 1..n_max."""
+    return _zfail(nb, n_max), _zpass(nb, n_max, delta)
 
 
 def _walk(
@@ -105,9 +122,15 @@ def _walk(
     return first, second, stops
 
 
-def _bounds(c: float, n_max: int, shape: float) -> np.ndarray:
+def _bounds(c: float, n_max: int, shape: float, looks: int = 1) -> np.ndarray:
+    """The boundary at every trial k = 1..n_max; +inf where the test does not look."""
     k = np.arange(1, n_max + 1)
-    return c * (n_max / k) ** shape
+    b = c * (n_max / k) ** shape
+    return b if looks <= 1 else np.where(_is_look(k, n_max, looks), b, np.inf)
+
+
+def _is_look(k: np.ndarray | int, n_max: int, looks: int) -> np.ndarray | bool:
+    return (k % looks == 0) | (k == n_max)
 
 
 def _null_grid(delta0: float, points: int) -> tuple[np.ndarray, np.ndarray]:
@@ -115,9 +138,11 @@ def _null_grid(delta0: float, points: int) -> tuple[np.ndarray, np.ndarray]:
     return pb[1:-1], pc[1:-1]  # the end points carry no mass at all
 
 
-def _calibrate_one(stat: np.ndarray, delta0: float, nb: int, n_max: int, alpha: float, shape: float) -> float:
+def _calibrate_one(
+    stat: np.ndarray, delta0: float, nb: int, n_max: int, alpha: float, shape: float, looks: int = 1
+) -> float:
     def size(c: float, points: int) -> float:
-        bounds = _bounds(c, n_max, shape)
+        bounds = _bounds(c, n_max, shape, looks)
         pb, pc = _null_grid(delta0, points)
         err = _walk(stat, bounds, pb, pc, nb, n_max)[0]
         if points < _FINE:
@@ -146,13 +171,16 @@ def _calibrate_one(stat: np.ndarray, delta0: float, nb: int, n_max: int, alpha: 
     return c
 
 
-@lru_cache(maxsize=32)
-def _constants(nb: int, n_max: int, alpha: float, delta: float, shape: float) -> tuple[float, float]:
-    zf, zp = _stats(nb, n_max, delta)
-    return (
-        _calibrate_one(zf, 0.0, nb, n_max, alpha, shape),
-        _calibrate_one(zp, delta, nb, n_max, alpha, shape),
-    )
+@lru_cache(maxsize=64)
+def fail_constant(nb: int, n_max: int, alpha: float, shape: float, looks: int = 1) -> float:
+    """``c_fail``: the FAIL boundary's constant at level ``alpha`` (exact; does not depend on delta)."""
+    return _calibrate_one(_zfail(nb, n_max), 0.0, nb, n_max, alpha, shape, looks)
+
+
+@lru_cache(maxsize=64)
+def pass_constant(nb: int, n_max: int, alpha: float, delta: float, shape: float, looks: int = 1) -> float:
+    """``c_pass``: the PASS boundary's constant at level ``alpha`` for the margin ``delta`` (exact)."""
+    return _calibrate_one(_zpass(nb, n_max, delta), delta, nb, n_max, alpha, shape, looks)
 
 
 @dataclass(frozen=True)
@@ -170,13 +198,20 @@ class SequentialCharacteristic(TrialCountDistribution):
 
 @dataclass(frozen=True)
 class SequentialDesign:
-    """Calibrated boundaries for testing up to ``max_trials`` candidate trials against a baseline of ``base_trials``."""
+    """Calibrated boundaries for testing up to ``max_trials`` candidate trials against a baseline of ``base_trials``.
+
+    ``alpha`` is the FAIL level, ``pass_alpha`` the PASS level (``alpha`` when not given; the gate
+    passes its multiplicity-corrected FAIL level and the suite's alpha, docs/statistics.md), and
+    ``looks`` the group size: the test looks after every ``looks``-th trial and at the cap.
+    """
 
     base_trials: int
     max_trials: int
     alpha: float = 0.05
     delta: float = 0.10
     shape: float = 0.25
+    pass_alpha: float | None = None
+    looks: int = 1
     c_fail: float = field(init=False)
     c_pass: float = field(init=False)
 
@@ -184,14 +219,14 @@ class SequentialDesign:
         check_count("base_trials", self.base_trials, minimum=1)
         check_count("max_trials", self.max_trials, minimum=1)
         check_open_unit("alpha", self.alpha)
+        object.__setattr__(self, "pass_alpha", check_open_unit("pass_alpha", self.alpha if self.pass_alpha is None else self.pass_alpha))
         check_margin("delta", self.delta)
+        check_count("looks", self.looks, minimum=1)
         if not 0.0 <= self.shape <= 0.5:
             raise ValueError(f"shape must be in [0, 0.5] (0 Pocock, 0.5 O'Brien-Fleming); got {self.shape}")
-        cf, cp = _constants(
-            self.base_trials, self.max_trials, float(self.alpha), float(self.delta), float(self.shape)
-        )
-        object.__setattr__(self, "c_fail", cf)
-        object.__setattr__(self, "c_pass", cp)
+        nb, n, shape, g = self.base_trials, self.max_trials, float(self.shape), int(self.looks)
+        object.__setattr__(self, "c_fail", fail_constant(nb, n, float(self.alpha), shape, g))
+        object.__setattr__(self, "c_pass", pass_constant(nb, n, float(self.pass_alpha), float(self.delta), shape, g))
 
     @classmethod
     def from_constants(
@@ -203,6 +238,9 @@ class SequentialDesign:
         shape: float,
         c_fail: float,
         c_pass: float,
+        *,
+        pass_alpha: float | None = None,
+        looks: int = 1,
     ) -> SequentialDesign:
         """Rebuild a design from constants calibrated earlier (skips the seconds-long calibration).
 
@@ -215,23 +253,31 @@ class SequentialDesign:
             ("alpha", check_open_unit("alpha", alpha)),
             ("delta", check_margin("delta", delta)),
             ("shape", float(shape)),
+            ("pass_alpha", check_open_unit("pass_alpha", alpha if pass_alpha is None else pass_alpha)),
+            ("looks", check_count("looks", looks, minimum=1)),
             ("c_fail", float(c_fail)),
             ("c_pass", float(c_pass)),
         ):
             object.__setattr__(design, name, value)
         return design
 
+    def is_look(self, k: int) -> bool:
+        """Whether the test compares its statistics with the boundaries after trial ``k``."""
+        return bool(_is_look(k, self.max_trials, self.looks))
+
     def boundary(self, k: int) -> tuple[float, float]:
-        """(FAIL, PASS) critical values of the statistics after k candidate trials."""
+        """(FAIL, PASS) critical values of the statistics after k candidate trials (at a look)."""
         s = (self.max_trials / k) ** self.shape
         return self.c_fail * s, self.c_pass * s
 
     def statistics(self, base_passes: int, cand_passes: int, k: int) -> tuple[float, float]:
-        zf = float(_exact.pooled_z(self.base_trials, k)[base_passes, cand_passes])
-        zp = float(_exact.ni_statistic(self.base_trials, k, self.delta)[base_passes, cand_passes])
+        zf = _exact.pooled_z_cell(self.base_trials, k, base_passes, cand_passes)
+        zp = _exact.ni_statistic_cell(self.base_trials, k, base_passes, cand_passes, self.delta)
         return zf, zp
 
     def decide(self, base_passes: int, cand_passes: int, k: int) -> Verdict | None:
+        if not self.is_look(k):
+            return None
         zf, zp = self.statistics(base_passes, cand_passes, k)
         bf, bp = self.boundary(k)
         if zp >= bp:
@@ -247,15 +293,14 @@ class SequentialDesign:
         nb, n = self.base_trials, self.max_trials
         zf, zp = _stats(nb, n, self.delta)
         k = np.arange(1, n + 1)
-        scale = (n / k) ** self.shape
         fail, passed, stops = _walk(
             zf,
-            self.c_fail * scale,
+            _bounds(self.c_fail, n, self.shape, self.looks),
             np.array([p_base]),
             np.array([p_cand]),
             nb,
             n,
-            other=(zp, self.c_pass * scale),
+            other=(zp, _bounds(self.c_pass, n, self.shape, self.looks)),
         )
         dist = stops[0]
         return SequentialCharacteristic(
@@ -285,6 +330,8 @@ class SequentialResult:
     pass_boundary: float
     alpha: float
     delta: float
+    pass_alpha: float | None = None  # the PASS level (None: alpha, as before the two levels)
+    looks: int = 1
 
     def explain(self) -> str:
         rates = (
@@ -315,9 +362,11 @@ class SequentialRegression:
         delta: float = 0.10,
         shape: float = 0.25,
         design: SequentialDesign | None = None,
+        pass_alpha: float | None = None,
+        looks: int = 1,
     ) -> None:
         if design is None:
-            design = SequentialDesign(base_trials, max_trials, alpha, delta, shape)
+            design = SequentialDesign(base_trials, max_trials, alpha, delta, shape, pass_alpha, looks)
         elif (design.base_trials, design.max_trials) != (base_trials, max_trials):
             raise ValueError(
                 f"design is for {design.base_trials} baseline and {design.max_trials} candidate trials; "
@@ -355,6 +404,8 @@ class SequentialRegression:
             bp,
             d.alpha,
             d.delta,
+            d.pass_alpha,
+            d.looks,
         )
 
 
@@ -367,10 +418,16 @@ def sequential_regression(
     alpha: float = 0.05,
     delta: float = 0.10,
     shape: float = 0.25,
+    pass_alpha: float | None = None,
+    looks: int = 1,
 ) -> SequentialResult:
-    """Run the sequential regression test over candidate ``outcomes`` (stops at the first decision)."""
+    """Run the sequential regression test over candidate ``outcomes`` (stops at the first decision).
+
+    ``alpha`` is the FAIL level, ``pass_alpha`` the PASS level (default ``alpha``).
+    """
     test = SequentialRegression(
-        base_passes, base_trials, max_trials=max_trials, alpha=alpha, delta=delta, shape=shape
+        base_passes, base_trials, max_trials=max_trials, alpha=alpha, delta=delta, shape=shape,
+        pass_alpha=pass_alpha, looks=looks,
     )
     for outcome in outcomes:
         if test.update(bool(outcome)) is not None:

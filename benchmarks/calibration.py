@@ -39,6 +39,7 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agentassay.gate import sequential_design  # noqa: E402
 from agentassay.gate._designs import LOOKS  # noqa: E402
 from agentassay.stats import SequentialDesign, SPRTCharacteristic, SPRTDesign  # noqa: E402
 from agentassay.stats._bayes import bayes_codes  # noqa: E402
@@ -174,7 +175,7 @@ def run_grid(rates: tuple[float, ...], deltas: tuple[float, ...], ns: tuple[int,
         for n in ns:
             t0 = time.time()
             tables = {name: two_sample_table(name, n, delta) for name in TWO_SAMPLE}
-            seq = SequentialDesign(-(-3 * n // 2), n, ALPHA, delta, 0.25, looks=LOOKS)  # as `check` runs it
+            seq = sequential_design(-(-3 * n // 2), n, ALPHA, delta, 0.25, looks=LOOKS)  # as `check` runs it (cached)
             for r in rates:
                 key = f"r={r}|delta={delta}|n={n}"
                 d = r - delta

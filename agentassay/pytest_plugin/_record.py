@@ -136,12 +136,14 @@ def save_record(state: SessionState) -> None:
     from datetime import datetime, timezone
 
     from ..gate import SuiteDecision
-    from ..results import Results, ScenarioResult
+    from ..results import Results, ScenarioResult, with_more_trials
     from ..runner._run import versions
     from ..spec import Settings
     from ..stats import Verdict, deployment_decision, suite_verdict
 
     scenarios = tuple(ScenarioResult.from_dict(info["scenario"]) for info in state.scenarios.values())
+    # each test is decided on its own, at its marker's levels: what an INCONCLUSIVE one would take (issue 21)
+    scenarios = with_more_trials(scenarios, Settings(correction="none"))
     verdicts = [s.verdict.verdict for s in scenarios]
     overall = suite_verdict(verdicts) if verdicts else Verdict.INCONCLUSIVE
     counts = {v.value: verdicts.count(v) for v in Verdict}

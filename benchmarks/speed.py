@@ -203,7 +203,10 @@ def _suite(scenarios: int, method: str) -> Any:
         scenarios=tuple(
             Scenario(f"s{i:03d}", f"rate {r}", checks=(Check("contains", "ok"),)) for i, r in enumerate(rates)
         ),
-        settings=replace(Settings(), concurrency=16, timeout=10.0, seed=3, method=method),
+        # 50 trials (a 75-trial baseline): the workload of issue 17's target. At the default cap of 200 a fresh
+        # container also calibrates the FAIL boundary at alpha / (2 x 300), which the shipped table (1-10
+        # scenarios) does not hold: about 15 s once per machine (docs/performance.md).
+        settings=replace(Settings(), trials=50, concurrency=16, timeout=10.0, seed=3, method=method),
     )
 
 

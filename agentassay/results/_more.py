@@ -105,12 +105,16 @@ def more_trials(
     return out | inputs
 
 
-def with_more_trials(scenarios: Sequence[ScenarioResult], settings: Settings) -> tuple[ScenarioResult, ...]:
+def with_more_trials(
+    scenarios: Sequence[ScenarioResult], settings: Settings, *, m: int | None = None
+) -> tuple[ScenarioResult, ...]:
     """``scenarios`` with ``more_trials`` set for every INCONCLUSIVE regression scenario (None for the rest).
 
     Call it on final verdicts (after Holm and the other evidence), with every scenario decided together.
+    ``m``: the scenarios of the whole suite (a shard holds fewer; its levels are the whole suite's, so its
+    estimates equal the merged file's and ``merge`` reuses them). Default: ``len(scenarios)``.
     """
-    m = len(scenarios)
+    m = len(scenarios) if m is None else m
     out = []
     for s in scenarios:
         entry = more_trials(s, settings, scenarios=m, stored=s.more_trials)

@@ -363,7 +363,7 @@ class Run:
         )
         from ..results import with_more_trials  # what an INCONCLUSIVE regression would take (issue 21)
 
-        scenarios = with_more_trials(scenarios, s)
+        scenarios = with_more_trials(scenarios, s, m=self.m)
         assert self.adapter is not None and self.target is not None
         agent: dict[str, Any] = {
             "entry": self.options.entry,

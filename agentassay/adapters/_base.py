@@ -20,8 +20,27 @@ class ToolInfo:
 
 def describe_exception(exc: BaseException) -> str:
     """``Type: message`` (just ``Type`` when the message is empty), for error trials and logs."""
+    if isinstance(exc, UserExit):  # what the user's code raised, not our wrapper
+        exc = exc.original
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class UserExit(Exception):
+    """User code (an agent, a factory, a check) raised a ``BaseException`` that is not an ``Exception``:
+    ``SystemExit`` (``sys.exit()`` in a script without a ``__main__`` guard), ``KeyboardInterrupt``,
+    ``GeneratorExit`` or a custom one. It must never end the process (``sys.exit(0)`` would read as a
+    pass): at the boundary it becomes this, which is that trial's error (or exit 4 at import)."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(describe_exception(original))
+        self.original = original
+
+
+def user_exception(exc: BaseException) -> Exception:
+    """``exc`` if it is an ``Exception``, else a :class:`UserExit` carrying it (asyncio's cancellation aside,
+    which is ours: callers re-raise ``asyncio.CancelledError`` before asking)."""
+    return exc if isinstance(exc, Exception) else UserExit(exc)
 
 
 class AgentRunError(Exception):

@@ -39,9 +39,17 @@ def import_entry(entry: str, *, search: list[Path] | None = None) -> Any:
                 "environment."
             )
         raise AgentLoadError(f"cannot import agent module '{module_name}' for entry '{entry}': {exc}.{hint}") from exc
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit at import (a script without a __main__ guard) too: exit 4, never 0
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        raise AgentLoadError(f"importing agent module '{module_name}' for entry '{entry}' raised {last}") from exc
+        hint = (
+            " A module that calls sys.exit() when imported ends any program that imports it: put the script's "
+            "code under `if __name__ == \"__main__\":`."
+            if isinstance(exc, SystemExit)
+            else ""
+        )
+        raise AgentLoadError(
+            f"importing agent module '{module_name}' for entry '{entry}' raised {last}.{hint}"
+        ) from exc
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -100,6 +108,6 @@ def load_adapter(
             raise AgentLoadError(f"agent factory '{entry}' is a {type(obj).__name__}, not a callable")
         try:
             obj = obj()
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit & co. too: a factory never ends the process
             raise AgentLoadError(f"agent factory '{entry}' raised {type(exc).__name__}: {exc}") from exc
     return adapter_for(obj, entry=entry, model=model, root=root)

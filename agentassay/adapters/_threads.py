@@ -32,8 +32,10 @@ async def call_in_thread(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> 
     def work() -> None:
         try:
             value = fn(*args, **kwargs)
-        except BaseException as exc:
-            ok, value = False, exc
+        except BaseException as exc:  # SystemExit & co. from user code become an ordinary error (never ours)
+            from ._base import user_exception
+
+            ok, value = False, user_exception(exc)
         else:
             ok = True
         with contextlib.suppress(RuntimeError):  # the loop closed while this call was abandoned

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..adapters import AgentAdapter, AgentRunError
+from ..adapters._base import UserExit
 from ..adapters._base import describe_exception as _describe
 from ..evaluators import Evaluator
 from ..fingerprints import fingerprint_of
@@ -135,18 +136,44 @@ class Engine:
         # Asked before each trial starts; False holds new trials (the budget cap), in-flight ones finish.
         self.may_start = may_start or (lambda: True)
         self._stop: str | None = None
+        self.signals_held = False  # run_engine installed our SIGINT/SIGTERM handlers (see user_interrupts)
         self._ok = 0
         self._errored = 0
         self._first_error: str | None = None
 
     # -- one trial -----------------------------------------------------------------------------
+    def user_interrupts(self, exc: BaseException) -> bool:
+        """Whether a ``BaseException`` met inside a trial came from user code (so it is the trial's error).
+
+        ``SystemExit``, ``GeneratorExit`` and custom ``BaseException`` subclasses always do: the engine raises
+        none of them. ``KeyboardInterrupt`` does when our signal handlers hold SIGINT (then Ctrl-C sets the
+        latch and never raises), not in library use without them, where it is the user's Ctrl-C.
+        """
+        return not isinstance(exc, KeyboardInterrupt) or self.signals_held
+
+    async def _guarded(self, text: str, seed: int) -> Trace:
+        """The agent's run, with a ``BaseException`` from user code turned into :class:`UserExit`.
+
+        It must happen inside the coroutine ``wait_for`` wraps in a task of its own: asyncio re-raises a
+        ``SystemExit`` or ``KeyboardInterrupt`` that escapes a task out of the event loop, ending the process
+        (``sys.exit(0)`` in an async agent or tool read as a pass).
+        """
+        try:
+            return await self.adapter.run(text, seed=seed)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            if isinstance(exc, Exception) or not self.user_interrupts(exc):
+                raise
+            raise UserExit(exc) from None
+
     async def _attempt(self, state: ScenarioState, index: int, seed: int) -> tuple[Trace, int]:
         s = self.settings
         attempt = 0
         while True:
             attempt += 1
             try:
-                trace = await asyncio.wait_for(self.adapter.run(state.scenario.input, seed=seed), s.timeout)
+                trace = await asyncio.wait_for(self._guarded(state.scenario.input, seed), s.timeout)
                 return trace, attempt
             except asyncio.TimeoutError:
                 return Trace(error=f"timed out after {s.timeout:g} s (config.timeout)"), attempt
@@ -155,11 +182,12 @@ class Engine:
                 return Trace(partial.steps, partial.output, partial.cost, partial.metadata, str(exc)), attempt
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except Exception as exc:  # a user's SystemExit & co. arrive as UserExit (_guarded)
                 if is_transient(exc) and attempt <= s.retries:
                     await asyncio.sleep(backoff(attempt, exc))
                     continue
-                where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+                raised = exc.original if isinstance(exc, UserExit) else exc  # where the user's code raised it
+                where = traceback.extract_tb(raised.__traceback__)[-1] if raised.__traceback__ else None
                 at = f" (at {where.filename}:{where.lineno})" if where else ""
                 suffix = f" after {attempt} attempts" if attempt > 1 else ""
                 return Trace(error=f"the agent raised {_describe(exc)}{at}{suffix}"), attempt
@@ -189,7 +217,11 @@ class Engine:
                 result = state.evaluator(state.scenario.input, trace)
             passed: bool | None = result.passed
             failures = tuple(result.failures)
-        except Exception as exc:  # a broken user check fails the trial, loudly
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # a broken user check fails the trial, loudly (sys.exit() in it too)
+            if not isinstance(exc, Exception) and not self.user_interrupts(exc):
+                raise
             passed, failures = False, (f"evaluator raised {_describe(exc)}",)
         if trace.error and self.settings.errors == "exclude":
             passed = None
@@ -307,6 +339,7 @@ def run_engine(engine: Engine, *, handle_signals: bool = True) -> EngineOutcome:
                     previous = signal.getsignal(sig)
                     loop.add_signal_handler(sig, engine.stop, sig.name)
                     installed.append((sig, previous))
+                    engine.signals_held = engine.signals_held or sig is signal.SIGINT
                 except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / Windows
                     pass
         try:

@@ -1,0 +1,129 @@
+"""Issue 22's adversarial probe, one table-driven case per defect (so far: defect 1).
+
+Defect 1: user code can never end the process as a pass. ``sys.exit(0)`` inside an agent (sync or async),
+inside a user's check, or at import, and every other ``BaseException`` user code raises, is that trial's
+error (or exit 4 at import) — never the process's exit code, never a traceback, and the results file keeps
+every trial. Each case runs the real CLI in a fresh interpreter, as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+AGENTS = """\
+import sys
+
+class Custom(BaseException):
+    pass
+
+def exit0(text, seed=0):
+    sys.exit(0)
+
+def exit3(text, seed=0):
+    raise SystemExit(3)
+
+def interrupt(text, seed=0):
+    raise KeyboardInterrupt
+
+def generator_exit(text, seed=0):
+    raise GeneratorExit
+
+def custom(text, seed=0):
+    raise Custom("mine")
+
+async def async_exit0(text, seed=0):
+    sys.exit(0)
+
+def ok(text, seed=0):
+    return "ok"
+
+def check_exits(input, output, trace):
+    sys.exit(0)
+"""
+
+SUITE = """\
+name: adversarial
+agent: {agent}
+config:
+  trials: 4
+  method: fixed
+  concurrency: 2
+  timeout: 10
+scenarios:
+  - name: s
+    input: "hello"
+    evaluator:
+      - contains: ok
+{extra}"""
+
+# (case, agent entry, extra evaluator lines, what each trial's error names)
+IN_A_TRIAL = [
+    ("sys.exit(0) in a sync agent", "agents_bad:exit0", "", "SystemExit: 0"),
+    ("SystemExit(3) in a sync agent", "agents_bad:exit3", "", "SystemExit: 3"),
+    ("KeyboardInterrupt raised by the agent", "agents_bad:interrupt", "", "KeyboardInterrupt"),
+    ("GeneratorExit raised by the agent", "agents_bad:generator_exit", "", "GeneratorExit"),
+    ("a custom BaseException", "agents_bad:custom", "", "Custom: mine"),
+    ("sys.exit(0) in an async agent", "agents_bad:async_exit0", "", "SystemExit: 0"),
+    ("sys.exit(0) in a python check", "agents_bad:ok", "      - {python: agents_bad:check_exits}\n", "SystemExit: 0"),
+]
+
+
+def _cli(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentassay", *args], cwd=tmp, capture_output=True, text=True, timeout=300,
+        env={**_env(), "PYTHONPATH": f"{tmp}:{ROOT}"},
+    )
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("AGENTASSAY_PLUGINS")}
+
+
+@pytest.mark.parametrize(("case", "agent", "extra", "named"), IN_A_TRIAL, ids=[c[0] for c in IN_A_TRIAL])
+def test_a_base_exception_in_a_trial_is_that_trials_error(
+    tmp_path: Path, case: str, agent: str, extra: str, named: str
+) -> None:
+    (tmp_path / "agents_bad.py").write_text(AGENTS)
+    (tmp_path / "s.yml").write_text(SUITE.format(agent=agent, extra=extra))
+    done = _cli(tmp_path, "run", "s.yml", "--no-store", "-q", "-o", "out.json")
+    # never 0, never 130: FAIL / INCONCLUSIVE, or 4 when every trial so far ended in an error (the health check)
+    assert done.returncode in (1, 2, 4), (case, done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr + done.stdout, case
+    data = json.loads((tmp_path / "out.json").read_text())  # nothing measured is lost
+    trials = data["scenarios"][0]["trials"]
+    assert len(trials) == 4 and not any(t["passed"] for t in trials), case
+    assert "_threads.py" not in json.dumps(trials)  # the place named is the user's code, not ours
+    assert data["decision"]["decision"] != "deploy"
+    if extra:  # the check raised: the trial failed with the check named
+        assert all(any(named in f for f in t["failures"]) for t in trials), trials[0]
+    else:
+        assert all(named in (t["error"] or "") for t in trials), trials[0]["error"]
+
+
+def test_sys_exit_at_import_is_exit_4_naming_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "script.py").write_text("import sys\ndef f(text, seed=0):\n    return 'ok'\nsys.exit(0)\n")
+    (tmp_path / "s.yml").write_text(SUITE.format(agent="script:f", extra=""))
+    done = _cli(tmp_path, "run", "s.yml", "--no-store", "-q")
+    assert done.returncode == 4, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr
+    assert "importing agent module 'script'" in done.stderr and "SystemExit" in done.stderr
+    assert 'if __name__ == "__main__":' in done.stderr
+
+
+def test_a_factory_that_exits_is_exit_4(tmp_path: Path) -> None:
+    (tmp_path / "fac.py").write_text("import sys\ndef make():\n    sys.exit(0)\n")
+    (tmp_path / "s.yml").write_text(
+        SUITE.format(agent="fac:make", extra="").replace("agent: fac:make", "agent: {entry: 'fac:make', factory: true}")
+    )
+    done = _cli(tmp_path, "run", "s.yml", "--no-store", "-q")
+    assert done.returncode == 4, done.stderr
+    assert "agent factory 'fac:make' raised SystemExit" in done.stderr and "Traceback" not in done.stderr

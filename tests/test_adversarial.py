@@ -1,4 +1,4 @@
-"""Issue 22's adversarial probe, one table-driven case per defect (so far: defect 1).
+"""Issue 22's adversarial probe, one table-driven case per defect (so far: defects 1 and 4).
 
 Defect 1: user code can never end the process as a pass. ``sys.exit(0)`` inside an agent (sync or async),
 inside a user's check, or at import, and every other ``BaseException`` user code raises, is that trial's
@@ -127,3 +127,55 @@ def test_a_factory_that_exits_is_exit_4(tmp_path: Path) -> None:
     done = _cli(tmp_path, "run", "s.yml", "--no-store", "-q")
     assert done.returncode == 4, done.stderr
     assert "agent factory 'fac:make' raised SystemExit" in done.stderr and "Traceback" not in done.stderr
+
+
+# -- defect 4: a baseline from another suite is refused ------------------------------------------------------
+
+TWO = """\
+name: {name}
+agent: agents_bad:ok
+config:
+  trials: 6
+  method: fixed
+  concurrency: 2
+scenarios:
+  - name: {a}
+    input: "hello"
+    evaluator:
+      - contains: ok
+  - name: {b}
+    input: "again"
+    evaluator:
+      - contains: ok
+"""
+
+
+def test_a_baseline_of_another_suite_is_exit_3_naming_both(tmp_path: Path) -> None:
+    (tmp_path / "agents_bad.py").write_text(AGENTS)
+    (tmp_path / "mine.yml").write_text(TWO.format(name="mine", a="greet", b="refund"))
+    (tmp_path / "other.yml").write_text(TWO.format(name="other", a="weather", b="news"))
+    assert _cli(tmp_path, "run", "other.yml", "--full", "--no-store", "-q", "-o", "other.json").returncode in (0, 2)
+    data = json.loads((tmp_path / "other.json").read_text())
+    (tmp_path / "empty.json").write_text(json.dumps({**data, "scenarios": []}))
+    for baseline, theirs in (("other.json", "weather, news"), ("empty.json", "none")):
+        done = _cli(tmp_path, "check", "mine.yml", "--baseline", baseline, "--no-store", "-q", "-o", "c.json")
+        assert done.returncode == 3, (baseline, done.returncode, done.stderr)
+        assert "Traceback" not in done.stderr and not (tmp_path / "c.json").exists()  # no trial was paid for
+        assert f"{baseline}: this baseline shares no scenario with the suite" in done.stderr
+        assert "suite 'other'" in done.stderr and f"scenarios {theirs}" in done.stderr
+        assert "the suite 'mine' (sha256 " in done.stderr and "greet, refund" in done.stderr
+    # compare says the same about two unrelated files
+    assert _cli(tmp_path, "run", "mine.yml", "--no-store", "-q", "-o", "mine.json").returncode in (0, 2)
+    done = _cli(tmp_path, "compare", "other.json", "mine.json", "-q")
+    assert done.returncode == 3 and "shares no scenario" in done.stderr
+
+
+def test_a_renamed_scenario_keeps_the_graceful_note(tmp_path: Path) -> None:
+    (tmp_path / "agents_bad.py").write_text(AGENTS)
+    (tmp_path / "v1.yml").write_text(TWO.format(name="mine", a="greet", b="refund"))
+    (tmp_path / "v2.yml").write_text(TWO.format(name="mine", a="greet", b="refunds"))
+    assert _cli(tmp_path, "run", "v1.yml", "--full", "--no-store", "-q", "-o", "base.json").returncode in (0, 2)
+    done = _cli(tmp_path, "check", "v2.yml", "--baseline", "base.json", "--no-store", "-q", "-o", "c.json")
+    assert done.returncode in (0, 2), done.stderr
+    renamed = next(s for s in json.loads((tmp_path / "c.json").read_text())["scenarios"] if s["name"] == "refunds")
+    assert any("the baseline has no trials of this scenario" in n for n in renamed["verdict"]["notes"])

@@ -121,6 +121,28 @@ def _not_a_shard(results: Any, path: Path, role: str) -> None:
         )
 
 
+def _same_suite(names: list[str], suite: dict[str, Any], baseline: Any, path: Path) -> None:
+    """A baseline that shares no scenario with the suite is another suite's (or empty): exit 3, never a silent
+    fall-back to threshold tests and a DEPLOY (issue 22, defect 4). A renamed or added scenario keeps the
+    per-scenario note."""
+    have = [s.name for s in baseline.scenarios]
+    if set(names) & set(have):
+        return
+    from ..results import ResultsError
+
+    def who(info: dict[str, Any]) -> str:
+        digest = info.get("sha256")
+        return f"'{info.get('name')}'" + (f" (sha256 {str(digest)[:12]})" if digest else "")
+
+    theirs = ", ".join(have[:8]) + (f" and {len(have) - 8} more" if len(have) > 8 else "") if have else "none"
+    raise ResultsError(
+        f"{path}: this baseline shares no scenario with the suite: it was recorded for suite "
+        f"{who(baseline.suite or {})} with scenarios {theirs}; the suite {who(suite)} has "
+        f"{', '.join(names[:8])}{' and more' if len(names) > 8 else ''}. Record a baseline of this suite with "
+        "`agentassay run SUITE --full -o FILE`, or pass the baseline that suite recorded."
+    )
+
+
 def plugin_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``-p MODULE`` (repeatable): load a plugin module; ``-p no:NAME`` blocks one, built-ins included."""
     return click.option(
@@ -217,6 +239,9 @@ def _execute(
     baseline = load_results(baseline_path) if baseline_path is not None else None
     if baseline is not None and baseline_path is not None:
         _not_a_shard(baseline, baseline_path, "baseline")
+        from ..runner._run import suite_info
+
+        _same_suite([s.name for s in suite.scenarios], suite_info(suite), baseline, baseline_path)
     prior = load_results(warm_start) if warm_start is not None else None
     previous = load_results(pool) if pool is not None else None
     if previous is not None and pool is not None:
@@ -309,6 +334,7 @@ def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: b
     base_results, cand_results = load_results(base), load_results(cand)
     _not_a_shard(base_results, base, "baseline")
     _not_a_shard(cand_results, cand, "candidate")
+    _same_suite([s.name for s in cand_results.scenarios], cand_results.suite or {}, base_results, base)
     results = compare_results(base_results, cand_results, plugins=plugins)
     return _emit(RunReport(results), output, as_json, quiet, plugins)
 

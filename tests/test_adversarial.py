@@ -1,4 +1,4 @@
-"""Issue 22's adversarial probe, one table-driven case per defect (so far: defects 1 and 4).
+"""Issue 22's adversarial probe, one table-driven case per defect (so far: defects 1, 4 and 12).
 
 Defect 1: user code can never end the process as a pass. ``sys.exit(0)`` inside an agent (sync or async),
 inside a user's check, or at import, and every other ``BaseException`` user code raises, is that trial's
@@ -179,3 +179,17 @@ def test_a_renamed_scenario_keeps_the_graceful_note(tmp_path: Path) -> None:
     assert done.returncode in (0, 2), done.stderr
     renamed = next(s for s in json.loads((tmp_path / "c.json").read_text())["scenarios"] if s["name"] == "refunds")
     assert any("the baseline has no trials of this scenario" in n for n in renamed["verdict"]["notes"])
+
+
+# -- defect 12: the offline simulator with no behaviour table is a configuration error ------------------------
+
+
+def test_offline_without_a_behaviour_table_is_exit_3_naming_the_fix(tmp_path: Path) -> None:
+    pytest.importorskip("agents")
+    (tmp_path / "sdkagent.py").write_text('from agents import Agent\nbot = Agent(name="Bot", instructions="Say ok.")\n')
+    (tmp_path / "s.yml").write_text(SUITE.format(agent="sdkagent:bot", extra="").replace("config:", "model: offline\nconfig:"))
+    done = _cli(tmp_path, "run", "s.yml", "--no-store", "-q", "-o", "out.json")
+    assert done.returncode == 3, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr and not (tmp_path / "out.json").exists()  # no trial ran
+    assert "s.yml: model: the agent 'sdkagent:bot' runs on the offline simulator" in done.stderr
+    assert "OFFLINE_BEHAVIOUR" in done.stderr and "model.behaviour" in done.stderr and "provider: openai" in done.stderr

@@ -111,7 +111,9 @@ def test_run_and_check_end_to_end_on_the_real_model(real_model_server: Any, tmp_
     rc = main(["check", str(suite), "--baseline", str(base), "--agent", "real_model_agents:assistant_regressed",
                "-o", str(cand), "--no-store", "-q"])
     (sc,) = _results(cand)["scenarios"]
-    assert sc["passes"] == 0, sc["failure_reasons"]
+    # Without the rule the model rarely ends with DONE, but at temperature 0.8 it sometimes does (1 of 10
+    # seen once): the check looks after every 10th trial (issue 21), so it runs at least 10.
+    assert sc["passes"] <= max(2, sc["counted_trials"] // 4), sc["failure_reasons"]
     assert any(re.search("does not match regex", r) for r in sc["failure_reasons"])
     assert rc == 1 and sc["verdict"]["verdict"] == "fail"
 

@@ -209,13 +209,26 @@ class Run:
     def load_adapter(self, model: ModelConfig) -> AgentAdapter:
         """The run's agent entry point driven by ``model`` (the proxy loads the same agent on another model)."""
         entry, agent = self.options.entry, self.suite.agent
-        return load_adapter(
+        adapter = load_adapter(
             entry,
             factory=agent.factory and entry == agent.entry,
             model=model,
             search=self.search,
             root=self.suite.root,
         )
+        if model.provider == "offline" and getattr(adapter, "_behaviour_source", None) == "<none>":
+            # Issue 22, defect 12: every trial would answer a fixed text and FAIL — a configuration error.
+            from ..spec import SpecError
+
+            where = str(self.suite.path) if self.suite.path is not None else "the suite"
+            raise SpecError(
+                f"{where}: model: the agent '{entry}' runs on the offline simulator (provider 'offline', the "
+                "default) but no behaviour table is configured for it, so every trial would answer a fixed text "
+                "and fail. Add `OFFLINE_BEHAVIOUR = {...}` to the agent's module or set `model.behaviour: "
+                "module:attr` (docs/adapters.md), or choose a real provider, e.g. `model: {provider: openai, "
+                "name: gpt-4.1-mini}`."
+            )
+        return adapter
 
     def phase(
         self,

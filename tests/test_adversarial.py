@@ -1,4 +1,4 @@
-"""Issue 22's adversarial probe, one table-driven case per defect (so far: defects 1, 4 and 12).
+"""Issue 22's adversarial probe, one table-driven case per defect (so far: defects 1, 4, 7 and 12).
 
 Defect 1: user code can never end the process as a pass. ``sys.exit(0)`` inside an agent (sync or async),
 inside a user's check, or at import, and every other ``BaseException`` user code raises, is that trial's
@@ -193,3 +193,23 @@ def test_offline_without_a_behaviour_table_is_exit_3_naming_the_fix(tmp_path: Pa
     assert "Traceback" not in done.stderr and not (tmp_path / "out.json").exists()  # no trial ran
     assert "s.yml: model: the agent 'sdkagent:bot' runs on the offline simulator" in done.stderr
     assert "OFFLINE_BEHAVIOUR" in done.stderr and "model.behaviour" in done.stderr and "provider: openai" in done.stderr
+
+
+# -- defect 7: a contract that cannot be compiled is exit 3, never contracts switched off ------------------------
+
+DEEP = [
+    ("5,000 nots", "not " * 5000 + "True", "characters long"),
+    ("a 100,000-term sum", "+".join(["1"] * 100_000), "characters long"),
+    ("900 nested nots", "not " * 900 + "True", "nested too deeply"),
+]
+
+
+@pytest.mark.parametrize(("case", "expression", "named"), DEEP, ids=[c[0] for c in DEEP])
+def test_a_contract_too_big_to_compile_is_exit_3(tmp_path: Path, case: str, expression: str, named: str) -> None:
+    (tmp_path / "agents_bad.py").write_text(AGENTS)
+    contract = f'contracts:\n  - name: deep\n    require: "{expression}"\n'
+    (tmp_path / "s.yml").write_text(SUITE.format(agent="agents_bad:ok", extra="") + contract)
+    done = _cli(tmp_path, "run", "s.yml", "--no-store", "-q", "-o", "out.json")
+    assert done.returncode == 3, (case, done.returncode, done.stderr[-500:])
+    assert "Traceback" not in done.stderr and "contracts" in done.stderr and named in done.stderr
+    assert not (tmp_path / "out.json").exists()  # refused before any trial

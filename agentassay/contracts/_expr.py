@@ -87,6 +87,9 @@ ALLOWED = (
 )
 
 
+MAX_EXPRESSION = 10_000  # characters of one contract expression
+
+
 class ExprError(Exception):
     """An expression that cannot be used: ``name`` is the offending name, ``suggestion`` a close valid one."""
 
@@ -218,13 +221,24 @@ def compile_expression(
     """
     if not isinstance(text, str) or not text.strip():
         raise ExprError(f"expected an expression (a string), got {shown(text)}")
+    if len(text) > MAX_EXPRESSION:  # issue 22, defect 7: a huge expression must not take the parser down
+        raise ExprError(
+            f"the expression is {len(text):,} characters long; at most {MAX_EXPRESSION:,} are allowed: "
+            "split it into several contracts"
+        )
+    too_deep = "the expression is nested too deeply to check; split it into several contracts"
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
         col = f" at column {exc.offset}" if exc.offset else ""
         raise ExprError(f"not a valid expression: {exc.msg}{col}") from None
+    except (RecursionError, MemoryError, ValueError):  # ast.parse's own limits: never disable the contracts
+        raise ExprError(too_deep) from None
     checker = _Checker(tools, tuple(known_tools))
-    checker.check(tree.body)
+    try:
+        checker.check(tree.body)
+    except RecursionError:
+        raise ExprError(too_deep) from None
     return Expression(
         text.strip(), tree.body, frozenset(checker.tools), frozenset(checker.roots), checker.patterns
     )

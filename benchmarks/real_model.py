@@ -105,17 +105,21 @@ def _cli(args: list[str]) -> tuple[int, float]:
     return rc, time.perf_counter() - started
 
 
+def _aa_rep(suite: Path, base: Path, cand: Path, what: str) -> dict[str, Any]:
+    """One A/A repetition: record a baseline (`run --full`), check the same agent against it."""
+    rc_b, s_b = _cli(["run", str(suite), "--full", "--no-store", "-o", str(base)])
+    rc_c, s_c = _cli(["check", str(suite), "--baseline", str(base), "--no-store", "-o", str(cand)])
+    if rc_b not in (0, 1, 2) or rc_c not in (0, 1, 2):
+        raise SystemExit(f"{what}: run exit {rc_b}, check exit {rc_c}")
+    return {"baseline": _summary(base, rc_b, s_b), "check": _summary(cand, rc_c, s_c)}
+
+
 def aa(served: real_model.Served, work: Path, reps: int, trials: int) -> dict[str, Any]:
     suite = real_model.write_suite(work / "suite", served, scenarios(), config=config(trials))
     load_start = real_model.load_average()
     runs = []
     for i in range(reps):
-        base, cand = work / f"base-{i}.json", work / f"aa-{i}.json"
-        rc_b, s_b = _cli(["run", str(suite), "--full", "--no-store", "-o", str(base)])
-        rc_c, s_c = _cli(["check", str(suite), "--baseline", str(base), "--no-store", "-o", str(cand)])
-        if rc_b not in (0, 1, 2) or rc_c not in (0, 1, 2):
-            raise SystemExit(f"A/A repetition {i}: run exit {rc_b}, check exit {rc_c}")
-        rep = {"baseline": _summary(base, rc_b, s_b), "check": _summary(cand, rc_c, s_c)}
+        rep = _aa_rep(suite, work / f"base-{i}.json", work / f"aa-{i}.json", f"A/A repetition {i}")
         runs.append(rep)
         c = rep["check"]
         print(f"A/A {i + 1}/{reps}: check {c['verdict'].upper()} ({c['trials']} trials, {c['seconds']:.0f} s); "
@@ -187,13 +191,7 @@ def aa_defaults(served: real_model.Served, work: Path, reps: int) -> dict[str, A
     load_start = real_model.load_average()
     runs = []
     for i in range(reps):
-        base, cand = work / f"dbase-{i}.json", work / f"daa-{i}.json"
-        rc_b, s_b = _cli(["run", str(suite), "--full", "--no-store", "-o", str(base)])
-        rc_c, s_c = _cli(["check", str(suite), "--baseline", str(base), "--no-store", "-o", str(cand)])
-        if rc_b not in (0, 1, 2) or rc_c not in (0, 1, 2):
-            raise SystemExit(f"A/A (defaults) repetition {i}: run exit {rc_b}, check exit {rc_c}")
-        rep = {"baseline": _summary(base, rc_b, s_b), "check": _summary(cand, rc_c, s_c)}
-        rep["check"]["decision"] = _results(cand)["decision"]["decision"]
+        rep = _aa_rep(suite, work / f"dbase-{i}.json", work / f"daa-{i}.json", f"A/A (defaults) repetition {i}")
         runs.append(rep)
         c, b = rep["check"], rep["baseline"]["scenarios"]["capital"]
         print(f"A/A defaults {i + 1}/{reps}: {c['decision'].upper()} after {c['trials']} trials ({c['seconds']:.0f} s); "
@@ -203,7 +201,6 @@ def aa_defaults(served: real_model.Served, work: Path, reps: int) -> dict[str, A
     rc, s = _cli(["check", str(suite), "--baseline", str(work / "dbase-0.json"), "--agent",
                   "real_model_agents:assistant_regressed", "--no-store", "-o", str(work / "dregressed.json")])
     regressed = _summary(work / "dregressed.json", rc, s)
-    regressed["decision"] = _results(work / "dregressed.json")["decision"]["decision"]
     print(f"prompt regression at the defaults: {regressed['decision'].upper()} after {regressed['trials']} trials", flush=True)
     lo, hi = _interval(deploys, reps)
     settings = Settings()

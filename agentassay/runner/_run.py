@@ -173,6 +173,13 @@ class Run:
         return len(self.suite.scenarios)
 
     @property
+    def cap(self) -> int:
+        """Target trials per scenario: a baseline (``run --full``) records ``record_cap``, larger than the
+        test's own ``trial_cap`` (outcomes past its decision are kept, marked not counted, and weigh in a check)."""
+        s = self.target_settings
+        return s.record_cap if self.full and self.role == "run" else s.trial_cap
+
+    @property
     def trials(self) -> dict[str, tuple[TrialOutcome, ...]]:
         """Each scenario's finished target trials, in index order."""
         return {name: st.outcomes() for name, st in self.states.items()}
@@ -272,10 +279,7 @@ class Run:
     def start(self) -> None:
         """The scenarios' states: each one's test, at the levels the plan left it."""
         s, target, counts = self.settings, self.target_settings, self.counts
-        # A baseline (``run --full``) records ``record_cap`` trials per scenario; the test's own cap stays
-        # ``trial_cap`` (outcomes past its decision are kept, marked not counted, and weigh in a check).
-        cap = target.record_cap if self.full and self.role == "run" else target.trial_cap
-        limit = cap if s.errors == "fail" else 2 * cap
+        limit = self.cap if s.errors == "fail" else 2 * self.cap
         limits = self.options.limits or {}
         self.states = {
             sc.name: ScenarioState(
@@ -305,7 +309,7 @@ class Run:
             role=self.role,
             seed_role=self.seed_role,
             version=self.version,
-            planned=len(self.scenarios) * (self.settings.record_cap if self.full and self.role == "run" else self.settings.trial_cap),
+            planned=len(self.scenarios) * self.cap,
         )
         self.interrupted, self.aborted = out.interrupted, out.aborted
 

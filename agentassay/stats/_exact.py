@@ -112,37 +112,12 @@ def ni_statistic(nb: int, nc: int, delta0: float) -> np.ndarray:
     return t
 
 
-def ni_statistic_cell(nb: int, nc: int, xb: int, xc: int, delta0: float) -> float:
-    """``ni_statistic(nb, nc, delta0)[xb, xc]`` without the table: the same operations on one cell.
-
-    A sequential test looks up one cell per look; building the whole (nb+1) x (k+1) table for
-    that (and missing a 64-entry cache on every new k) cost ~12 ms a look. IEEE arithmetic is the
-    same on a Python float as on a float64 array element, so the value is bit-identical
-    (``tests/test_sequential.py`` compares every cell).
-    """
-    pb_hat, pc_hat = xb / nb, xc / nc
-    xbf, xcf = pb_hat * nb, pc_hat * nc
-    eps = 1e-12
-    a, b = max(0.0, -delta0) + eps, min(1.0, 1.0 - delta0) - eps
-    for _ in range(60):
-        m = (a + b) / 2
-        q = m + delta0
-        score = xbf / q - (nb - xbf) / (1 - q) + xcf / m - (nc - xcf) / (1 - m)
-        if score > 0:
-            a = m
-        else:
-            b = m
-    pc_t = (a + b) / 2
-    pb_t = pc_t + delta0
-    var = pb_t * (1 - pb_t) / nb + pc_t * (1 - pc_t) / nc
-    num = delta0 - (pb_hat - pc_hat)
-    if var > 1e-15:
-        return num / math.sqrt(max(var, 1e-300))
-    return 1e6 if num > 0 else (-1e6 if num < 0 else 0.0)
-
-
 def pooled_z_cell(nb: int, nc: int, xb: int, xc: int) -> float:
-    """``pooled_z(nb, nc)[xb, xc]`` (no continuity correction) without the table, bit-identical."""
+    """``pooled_z(nb, nc)[xb, xc]`` (no continuity correction) without the table, bit-identical.
+
+    A sequential test reads one cell per look (its NI twin is ``_ni.exact_statistic``): building the
+    whole table for it, and missing a 64-entry cache on every new k, cost ~12 ms a look.
+    """
     pb_hat, pc_hat = xb / nb, xc / nc
     pbar = (pb_hat * nb + pc_hat * nc) / (nb + nc)
     se = math.sqrt(pbar * (1 - pbar) * (1 / nb + 1 / nc))

@@ -44,6 +44,7 @@ from typing import Any
 from scipy import stats
 
 from . import _exact
+from ._ni import exact_statistic
 from ._regression import TESTS, fisher_pvalue, regression_verdict
 from ._validation import check_choice, check_count, check_margin, check_open_unit, check_passes
 from ._verdict import Verdict
@@ -184,7 +185,7 @@ class _Regions:
         lo, hi = -1, n + 1
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if _exact.ni_statistic_cell(self.nb, n, self.kb, mid, self.delta) >= self.crit:
+            if exact_statistic(self.nb, n, self.kb, mid, self.delta) >= self.crit:
                 hi = mid
             else:
                 lo = mid
@@ -201,7 +202,7 @@ class _Regions:
             if not 1e-300 < pv < 1:
                 break
             points.append(
-                (_exact.ni_statistic_cell(self.nb, n, self.kb, guess, self.delta), float(stats.norm.isf(pv)))
+                (exact_statistic(self.nb, n, self.kb, guess, self.delta), float(stats.norm.isf(pv)))
             )
             (t0, z0), slope = points[-1], 1.0
             if len(points) > 1 and points[-1][0] != points[-2][0]:
@@ -237,8 +238,8 @@ class _Regions:
                 t_pass = _first(lambda y: self._passes(y, n), n, guess)
                 # the exact critical value lies between the two cells' statistics
                 if 0 < t_pass <= n and self.fast:
-                    at = _exact.ni_statistic_cell(self.nb, n, self.kb, t_pass, self.delta)
-                    below = _exact.ni_statistic_cell(self.nb, n, self.kb, t_pass - 1, self.delta)
+                    at = exact_statistic(self.nb, n, self.kb, t_pass, self.delta)
+                    below = exact_statistic(self.nb, n, self.kb, t_pass - 1, self.delta)
                     self.crit = (at + below) / 2
         fail_guess = n // 2 if self.fail_rate is None else round(self.fail_rate * n)
         t_fail = _first(lambda y: not self._rejects(y, n), n, fail_guess) - 1

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from . import _exact
+from ._ni import exact_statistic
 from ._sprt_design import TrialCountDistribution
 from ._validation import check_closed_unit, check_count, check_margin, check_open_unit, check_passes
 from ._verdict import Verdict
@@ -69,11 +70,6 @@ def _zpass(nb: int, n_max: int, delta: float) -> np.ndarray:
         zp[k - 1, :, : k + 1] = _exact.ni_statistic.__wrapped__(nb, k, delta)
     zp.setflags(write=False)
     return zp
-
-
-def _stats(nb: int, n_max: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
-    """Z_fail and Z_pass for every look k = 1..n_max."""
-    return _zfail(nb, n_max), _zpass(nb, n_max, delta)
 
 
 def _walk(
@@ -272,7 +268,7 @@ class SequentialDesign:
 
     def statistics(self, base_passes: int, cand_passes: int, k: int) -> tuple[float, float]:
         zf = _exact.pooled_z_cell(self.base_trials, k, base_passes, cand_passes)
-        zp = _exact.ni_statistic_cell(self.base_trials, k, base_passes, cand_passes, self.delta)
+        zp = exact_statistic(self.base_trials, k, base_passes, cand_passes, self.delta)
         return zf, zp
 
     def decide(self, base_passes: int, cand_passes: int, k: int) -> Verdict | None:
@@ -291,7 +287,7 @@ class SequentialDesign:
         check_closed_unit("p_base", p_base)
         check_closed_unit("p_cand", p_cand)
         nb, n = self.base_trials, self.max_trials
-        zf, zp = _stats(nb, n, self.delta)
+        zf, zp = _zfail(nb, n), _zpass(nb, n, self.delta)
         k = np.arange(1, n + 1)
         fail, passed, stops = _walk(
             zf,

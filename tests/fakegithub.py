@@ -424,7 +424,7 @@ class FakeGitHub:
         self._artifacts: dict[int, _Artifact] = {}
         self._comments: dict[int, _Comment] = {}
         self._statuses: list[_Status] = []
-        self._pulls: dict[tuple[str, int], str] = {}  # (repo full name, lower case; number) -> head sha
+        self._pulls: dict[tuple[str, int], tuple[str, str]] = {}  # (repo, lower case; number) -> (head sha, base)
         self._storage: dict[str, tuple[int, float]] = {}
         self._faults: list[Fault] = []
         self._log: list[LoggedRequest] = []
@@ -512,11 +512,12 @@ class FakeGitHub:
                 run_id=next(self._ids) + 9000 if run_id is None else run_id)
             return aid
 
-    def add_pull(self, repo: str, number: int, head_sha: str) -> None:
-        """An open pull request, for ``GET /repos/{o}/{r}/pulls/{n}`` (what a publish job verifies)."""
+    def add_pull(self, repo: str, number: int, head_sha: str, *, base_ref: str | None = None) -> None:
+        """An open pull request, for ``GET /repos/{o}/{r}/pulls/{n}`` (what a publish job verifies);
+        ``base_ref``: the branch it targets (default: the repository's default branch)."""
         with self._lock:
             rec = self._repo_or_raise(repo)
-            self._pulls[(rec.full_name.lower(), int(number))] = head_sha
+            self._pulls[(rec.full_name.lower(), int(number))] = (head_sha, base_ref or rec.default_branch)
 
     def add_comment(self, repo: str, issue: int, body: str, *, login: str = BOT_LOGIN) -> dict[str, Any]:
         """Pre-existing comment (e.g. one a previous run left, or a human's); returns its JSON."""
@@ -843,10 +844,11 @@ class FakeGitHub:
     def _get_pull(self, ctx: _Ctx) -> _Response:
         assert ctx.repo is not None
         number = int(ctx.params["num"])
-        sha = self._pulls.get((ctx.repo.full_name.lower(), number))
-        if sha is None:
+        pull = self._pulls.get((ctx.repo.full_name.lower(), number))
+        if pull is None:
             return _error(404, "Not Found")
-        return _json(200, {"number": number, "state": "open", "head": {"sha": sha}})
+        sha, base = pull
+        return _json(200, {"number": number, "state": "open", "head": {"sha": sha}, "base": {"ref": base}})
 
     def _get_comment(self, ctx: _Ctx) -> _Response:
         c = self._comment(ctx)

@@ -10,6 +10,13 @@ Failure policy: what was measured is never lost. Results and the job summary are
 anything talks to GitHub, and a GitHub write that fails (read-only fork token, missing
 permission, outage) becomes a warning, never a crash. Exit codes: 0 deploy (or no baseline yet),
 1 the decision named by ``fail-on``, 3 bad input, 4 the agent could not be run or installed.
+Whatever stops the engine (those exits, or a crash, which keeps its traceback) still reaches the
+pull request: a commit status ``error`` with the reason in one line, and the sticky comment and the
+job summary saying so, so a required check never waits for a status that will not come.
+
+Trust: results a ``workflow_run`` publish job is handed were made by the pull request's code (a
+fork's, above all). They are re-derived from their trials against the base branch's baseline and
+settings (results/_untrusted.py), and the status and comment say whose they are.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from ._context import ActionContext, ActionInputError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_AGENT = 0, 1, 3, 4
 PR_FILE = "pr.json"  # travels with the results so a workflow_run workflow knows the PR (forks)
+TRUST_DOC = "docs/action.md, 'Fork pull requests and trust'"
 
 
 @dataclass
@@ -60,6 +68,8 @@ class Action:
         self.github_settings = github_settings  # None: production's retries, waits and pacing
         self._client: Any = None
         self.baseline_source: str | None = None  # where fetch_baseline found it (the pool section names it)
+        self.pr: dict[str, Any] | None = None  # publish: the verified PR from pr.json (where an error goes too)
+        self.origin = ctx.results_origin if ctx.inputs.mode == "publish" else None  # whose results, if not ours
 
     # -- small helpers ----------------------------------------------------------------------------
     def warn(self, message: str) -> None:
@@ -92,9 +102,12 @@ class Action:
 
     # -- the job ----------------------------------------------------------------------------------
     def run(self) -> int:
+        from ..adapters import AgentLoadError
         from ..plugins import PluginError
         from ..results import ResultsError
         from ..spec import SpecError
+        from ..structure._manifest import ManifestError
+        from ..traces import StoreError
 
         try:
             mode = self.ctx.mode()
@@ -105,19 +118,30 @@ class Action:
             os.chdir(workdir)
             if mode == "publish":
                 return self.publish()
+            if mode == "check":
+                self.write_pr_file()  # first: a fork's publish job must find its PR even when this run fails
             if self.inputs.install:
                 self.install()
             suite = self.load_suite()
             return self.record(suite) if mode == "record" else self.check(suite)
-        except (ActionInputError, SpecError, ResultsError, PluginError) as exc:
-            self.error(str(exc))
-            self.write_summary(failure=str(exc))
-            self.outcome.exit_code = EXIT_USAGE
-        except _AgentFailure as exc:
-            self.error(str(exc))
-            self.write_summary(failure=str(exc))
-            self.outcome.exit_code = EXIT_AGENT
+        except (ActionInputError, SpecError, ResultsError, PluginError, StoreError, ManifestError) as exc:
+            self.fail(str(exc), EXIT_USAGE)  # the CLI's exit 3 errors (cli/_run.py _handle_errors)
+        except (_AgentFailure, AgentLoadError) as exc:
+            self.fail(str(exc), EXIT_AGENT)
+        except Exception as exc:  # a bug of ours: the PR still hears of it; the traceback and exit code stay
+            self.fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_FAIL)
+            raise
         return self.outcome.exit_code
+
+    def fail(self, reason: str, code: int) -> None:
+        """The engine stopped before a verdict: the log, the job summary, then the PR (status ``error``, comment)."""
+        self.outcome.exit_code = code
+        self.error(reason)
+        self.write_summary(failure=reason)
+        try:
+            self.post_error(reason)
+        except Exception as exc:  # reporting must never mask the failure it reports
+            self.warn(f"could not report the error to the pull request: {type(exc).__name__}: {exc}")
 
     def install(self) -> None:
         """The agent's own dependencies (``install`` input), before anything imports the agent."""
@@ -213,7 +237,7 @@ class Action:
         pooled = self.pooling_text(results, previous, why)
         self.log(pooled)
         self.outcome.baseline_info = (
-            f"recorded as the baseline: upload `{self.inputs.results_path}` as the artifact "
+            f"this run, recorded: upload `{self.inputs.results_path}` as the artifact "
             f"`{self.inputs.baseline_artifact}` (actions/upload-artifact); {pooled}"
         )
         self.write_summary()
@@ -240,7 +264,6 @@ class Action:
         if baseline is None:
             self.outcome.mode = "record-only"
         results = self.execute(suite, baseline=baseline)
-        self.write_pr_file()
         return self.finish(results)
 
     def publish(self) -> int:
@@ -249,15 +272,22 @@ class Action:
 
         folder = Path(self.inputs.shard_results or self.inputs.results_path)
         folder = folder if folder.is_absolute() else self.ctx.workspace / folder
-        files = sorted(folder.rglob("results.json")) if folder.is_dir() else []
-        if not files:
-            raise ActionInputError(
-                f"input 'shard-results': no results.json under {folder}; download the shard or fork artifacts there first"
-            )
         pr = self.read_pr_file(folder)
         if pr is not None and self.ctx.pr_number is None:
             pr = self.verify_pr(pr)
+        self.pr = pr  # known before anything can fail, so that a failure is reported on that PR too
+        files = sorted(folder.rglob("results.json")) if folder.is_dir() else []
+        if not files:
+            made = f"{self.origin} left" if self.origin else "the shard or check jobs left"
+            raise ActionInputError(
+                f"input 'shard-results': no results.json under {folder}: {made} none (its run failed before "
+                "writing results: see its log), or the artifacts were not downloaded there"
+            )
         loaded = [load_results(f) for f in files]
+        if self.origin is not None:
+            results = self.judge_untrusted(loaded, pr)
+            self.outcome.results = results
+            return self.finish(results, pr=pr)
         if len(loaded) == 1 and loaded[0].shard is None:
             results = loaded[0]
             if results.kind == "run":
@@ -277,6 +307,44 @@ class Action:
         self.outcome.results = results
         return self.finish(results, pr=pr)
 
+    def judge_untrusted(self, loaded: list[Any], pr: dict[str, Any] | None) -> Any:
+        """Results made by a pull request's code, judged again: their trials against the base branch's
+        baseline and settings, nothing they conclude read (results/_untrusted.py); saved beside the reports.
+
+        The base branch is GitHub's record of the PR's (``verify_pr``), else the default branch: never
+        one named by the artifact. A baseline that exists but cannot be fetched is an error, since
+        without it nothing could be checked; with no baseline yet the run is record-only, as a check is.
+        """
+        from ..results import merge_results, rederive_untrusted, rederive_without_baseline
+
+        origin = self.origin or "the pull request's workflow"
+        self.warn(
+            f"results produced by {origin}: that code could have written anything, so the verdicts below were "
+            f"re-derived from its trials against the base branch's baseline; a required check should not rely on "
+            f"them ({TRUST_DOC})"
+        )
+        branch = (pr or {}).get("base_branch") if pr is not None and pr.get("verified") else None
+        baseline = self.fetch_baseline(branch or self.ctx.default_branch)
+        if baseline is None and self.outcome.baseline_info is None:
+            raise ActionInputError(
+                f"results produced by {origin} cannot be checked: the base branch's baseline could not be fetched "
+                "(the warnings say why); run the publish job again once it can be"
+            )
+        if len(loaded) > 1 or loaded[0].shard is not None:
+            merged = merge_results(loaded, baseline=baseline if loaded[0].kind == "check" else None)
+        else:
+            merged = loaded[0]
+        if baseline is None:
+            self.outcome.mode = "record-only"
+            results = rederive_without_baseline(merged, origin=origin)
+        else:
+            results = rederive_untrusted(baseline, merged, origin=origin)
+        out = self.results_dir()
+        out.mkdir(parents=True, exist_ok=True)
+        self.outcome.results_file = results.save(out / "results.json")
+        self.write_reports(results, out)
+        return results
+
     # -- baseline ---------------------------------------------------------------------------------
     def fetch_baseline(self, branch: str | None = None, *, pooling: bool = False) -> Any:
         """The base branch's baseline results, or None (with the reason in the summary).
@@ -293,7 +361,7 @@ class Action:
         if self.inputs.baseline_file:  # a results file at hand (a previous step, or committed)
             path = Path(self.inputs.baseline_file)
             baseline = load_results(path if path.is_absolute() else self.ctx.workspace / path)
-            self.outcome.baseline_info = f"baseline: {self.inputs.baseline_file}"
+            self.outcome.baseline_info = f"file `{self.inputs.baseline_file}`"  # the comment prints "Baseline: "
             self.baseline_source = f"baseline-file {self.inputs.baseline_file}"
             return baseline
         # The PR event names the base; a publish job may know it only from the results' pr.json.
@@ -313,7 +381,7 @@ class Action:
             return None
         if artifact is None:
             self.outcome.baseline_info = (
-                f"no baseline yet: no unexpired artifact `{name}` from branch `{branch}` of this repository. "
+                f"none yet: no unexpired artifact `{name}` from branch `{branch}` of this repository. "
                 f"It is made when a push to `{branch}` runs this action in record mode and uploads "
                 f"`{self.inputs.results_path}` with actions/upload-artifact (README, 'Recording a baseline')."
             )
@@ -325,8 +393,8 @@ class Action:
         except (BaselineError, ResultsError, GitHubError) as exc:
             warn(f"the baseline artifact {artifact.id} ({artifact.created_at}) cannot be used: {exc}; {without_it}")
             return None
-        self.outcome.baseline_info = (
-            f"baseline: artifact `{name}` of `{branch}` at {(artifact.head_sha or '?')[:12]}, recorded {artifact.created_at}"
+        self.outcome.baseline_info = (  # the comment prints "Baseline: " before it
+            f"artifact `{name}` of `{branch}` at {(artifact.head_sha or '?')[:12]}, recorded {artifact.created_at}"
         )
         self.baseline_source = (
             f"artifact `{name}` {artifact.id} of `{branch}` at {(artifact.head_sha or '?')[:12]}, created {artifact.created_at}"
@@ -391,23 +459,81 @@ class Action:
     def status_of(self, results: Any) -> tuple[str, str]:
         d = results.decision
         counts = ", ".join(f"{n} {k}" for k, n in d.counts.items() if n)
+        whose = f" - {self.whose()}" if self.origin else ""  # first in a description cut at 140 characters
         if self.outcome.mode == "record-only":
-            return "success", f"no baseline yet, recorded only ({counts})"
+            return "success", f"no baseline yet, recorded only{whose} ({counts})"
         state = "failure" if self.outcome.exit_code == EXIT_FAIL else "success"
-        return state, f"{d.decision.value.upper()}: {counts}"
+        return state, f"{d.decision.value.upper()}{whose}: {counts}"
 
-    def render(self, *, comment: bool) -> str:
-        """The comment or the job summary; the plugins that read the results add their sections (coverage gaps…)."""
+    def whose(self) -> str:
+        """Whose results a status describes, in a few words (``origin`` in full is in the comment)."""
+        fork = (self.origin or "").startswith("the fork's")
+        return "fork's results, re-derived" if fork else "PR workflow's results, re-derived"
+
+    def post_error(self, reason: str) -> None:
+        """Status ``error`` (one line, GitHub's 140 characters) and the sticky comment saying why.
+
+        Wherever a verdict would have been posted (a pull request's check, a shard, a publish job),
+        and on a fork's publish job also before its PR is verified (the status goes to the run's head
+        commit, which GitHub itself reports); never from a fork's own read-only run.
+        """
+        from ._client import GitHubError
+        from ._comments import DESCRIPTION_MAX, comment_author, set_status, upsert_comment
+
+        if self.ctx.is_fork or self.client is None:
+            return
+        pr = self.pr or {}
+        number = self.ctx.pr_number or pr.get("number")
+        sha = pr.get("head_sha") or (self.ctx.head_sha if self.ctx.pull_request else self.ctx.workflow_run.get("head_sha"))
+        if not sha and not number:
+            return  # a push: no pull request waits on this run
+        if self.inputs.comment and number:
+            from ..reports import MARKER
+
+            try:
+                body = self.render(comment=True, error=reason)
+                author = comment_author(self.client, self.inputs.comment_author, self.warn)
+                comment = upsert_comment(
+                    self.client, self.ctx.repository, int(number), body, MARKER, author=author, warn=self.warn
+                )
+                self.outcome.comment_url = comment.html_url
+            except GitHubError as exc:
+                self.warn(f"could not post the PR comment: {exc}")
+        if sha:
+            line = self.redact(" ".join(reason.split()))
+            whose = f"{self.whose().split(',')[0]}: " if self.origin else ""
+            description = f"error: {whose}{line}"
+            if len(description) > DESCRIPTION_MAX:
+                description = description[: DESCRIPTION_MAX - 1] + "…"
+            try:
+                set_status(
+                    self.client, self.ctx.repository, str(sha), "error", description=description,
+                    context=self.inputs.status_context, target_url=self.ctx.run_url,
+                )
+            except GitHubError as exc:
+                self.warn(f"could not set the commit status: {exc}")
+
+    def redact(self, text: str) -> str:
+        for secret in self.secrets():
+            text = text.replace(secret, "***")
+        return text
+
+    def render(self, *, comment: bool, error: str | None = None) -> str:
+        """The comment or the job summary; the plugins that read the results add their sections (coverage gaps…).
+
+        ``error``: the engine stopped before a verdict; the report says so, and shows no results.
+        """
         from ..reports import render_job_summary, render_pr_comment
 
         fn = render_pr_comment if comment else render_job_summary
         return fn(
-            self.outcome.results,
-            mode="record-only" if self.outcome.mode == "record-only" else "check",
+            None if error is not None else self.outcome.results,
+            mode="record-only" if self.outcome.mode == "record-only" and error is None else "check",
             run_url=self.ctx.run_url,
             warnings=tuple(self.outcome.warnings),
             baseline_info=self.outcome.baseline_info,
             secrets=self.secrets(),
+            error=error,
         )
 
     def write_summary(self, failure: str | None = None) -> None:
@@ -415,11 +541,12 @@ class Action:
         if path is None:
             return
         if failure is not None or self.outcome.results is None:
-            from ..reports import escape_markdown
+            try:
+                text = self.render(comment=False, error=failure or "no results")
+            except Exception:  # the summary of a failure must not fail in turn
+                from ..reports import escape_markdown
 
-            text = f"## agentassay: error\n\n{escape_markdown(failure or 'no results')}\n"
-            for secret in self.secrets():
-                text = text.replace(secret, "***")
+                text = self.redact(f"## agentassay: error\n\n{escape_markdown(failure or 'no results')}\n")
         else:
             text = self.render(comment=False)
         with contextlib.suppress(OSError), path.open("a", encoding="utf-8") as f:
@@ -466,25 +593,28 @@ class Action:
         record of the PR must agree with the head commit in the file.
         """
         from ._client import GitHubError
-        from ._comments import pull_head_sha
+        from ._comments import pull_refs
 
         if self.client is None or not pr.get("number"):
             return None
         try:
-            live_head = pull_head_sha(self.client, self.ctx.repository, int(pr["number"]))
-        except (GitHubError, ValueError) as exc:
+            live_head, live_base = pull_refs(self.client, self.ctx.repository, int(pr["number"]))
+        except (GitHubError, ValueError, TypeError) as exc:
             self.warn(f"cannot verify pull request {pr.get('number')!r} from the results ({exc}); not posting")
             return None
         if live_head != pr.get("head_sha"):
             self.warn(f"pull request #{pr['number']} is not at the tested commit; not posting")
             return None
-        return pr
+        return {**pr, "base_branch": live_base, "verified": True}  # the base as GitHub has it, not as written
 
     def write_pr_file(self) -> None:
         if self.ctx.pr_number is None:
             return
         info = {"number": self.ctx.pr_number, "head_sha": self.ctx.head_sha, "base_branch": self.ctx.base_branch}
-        (self.results_dir() / PR_FILE).write_text(json.dumps(info) + "\n", encoding="utf-8")
+        out = self.results_dir()
+        with contextlib.suppress(OSError):  # a results folder that cannot be made fails later, with its reason
+            out.mkdir(parents=True, exist_ok=True)
+            (out / PR_FILE).write_text(json.dumps(info) + "\n", encoding="utf-8")
 
     def read_pr_file(self, folder: Path) -> dict[str, Any] | None:
         """The PR a fork's run was for; trusted only if its head matches the triggering run's."""

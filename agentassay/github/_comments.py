@@ -119,9 +119,19 @@ def set_status(
 
 def pull_head_sha(gh: Github, repository: str, number: int) -> str | None:
     """GitHub's own record of the PR's head commit (``GET /repos/{o}/{r}/pulls/{n}``)."""
+    return pull_refs(gh, repository, number)[0]
+
+
+def pull_refs(gh: Github, repository: str, number: int) -> tuple[str | None, str | None]:
+    """GitHub's own record of the PR's head commit and base branch, from one ``GET /repos/{o}/{r}/pulls/{n}``.
+
+    A publish job takes the base branch from here, never from the artifact the PR's code wrote: the
+    base decides which baseline the PR's results are judged against.
+    """
     with calling(f"GET /repos/{repository}/pulls/{number}"):
-        head = gh.get_repo(repository).get_pull(number).head
-        return head.sha if head is not None else None
+        raw = gh.get_repo(repository).get_pull(number).raw_data
+    head, base = raw.get("head") or {}, raw.get("base") or {}
+    return head.get("sha"), base.get("ref")
 
 
-__all__ = ["comment_author", "find_comment", "pull_head_sha", "set_status", "upsert_comment"]
+__all__ = ["comment_author", "find_comment", "pull_head_sha", "pull_refs", "set_status", "upsert_comment"]

@@ -192,6 +192,30 @@ class ActionContext:
         return head_repo.get("full_name") != (base_repo.get("full_name") or self.repository)
 
     @property
+    def workflow_run(self) -> dict[str, Any]:
+        """The run a ``workflow_run`` event reports on (GitHub's own record of it); empty for other events."""
+        run = self.event.get("workflow_run") if self.event_name == "workflow_run" else None
+        return run if isinstance(run, dict) else {}
+
+    @property
+    def results_origin(self) -> str | None:
+        """Who made the results a publish job was handed, when that was code from a pull request.
+
+        A ``workflow_run`` workflow publishes what another workflow made; if that workflow ran a
+        pull request's code (a fork's, above all), its results are only as honest as that code:
+        the publish job re-derives them and says whose they are. None: our own jobs' results.
+        """
+        run = self.workflow_run
+        if not run:
+            return None
+        head = (run.get("head_repository") or {}).get("full_name")
+        if head != self.repository:
+            return f"the fork's workflow ({head})" if head else "the fork's workflow (a deleted fork)"
+        if run.get("event") == "push":
+            return None
+        return "the pull request's workflow"
+
+    @property
     def on_default_branch(self) -> bool:
         default = self.default_branch
         return bool(default) and self.ref == f"refs/heads/{default}"

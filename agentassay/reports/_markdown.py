@@ -461,6 +461,7 @@ def _render(
     limit: int,
     sections: Sequence[Section],
     pointer: str,
+    error: str | None = None,
 ) -> str:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
@@ -493,7 +494,11 @@ def _render(
         sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict]) if results is not None else []
     )
 
-    if results is None:
+    if error is not None:  # the engine stopped before a verdict: no table, whatever results it left
+        results, ordered = None, []
+        ctx["title"] = Md("**ERROR** · AgentAssay")
+        ctx["gloss"] = Md(f"The run stopped with an error, before any verdict: {esc(error, _W_TEXT)}")
+    elif results is None:
         ctx["title"] = Md("**NO RESULTS** · AgentAssay")
         why = "the warnings below say why" if warned else "the workflow run's log says why"
         ctx["gloss"] = Md(f"This run produced no results file; {why}.")
@@ -622,6 +627,7 @@ def render_pr_comment(
     coverage: Mapping[str, Any] | None = None,
     sections: Sequence[Section] | None = None,
     plugins: Plugins | None = None,
+    error: str | None = None,
 ) -> str:
     """The Markdown of the one sticky PR comment, at most ``limit`` characters, marker on the first line.
 
@@ -633,7 +639,8 @@ def render_pr_comment(
     ``sections`` are given. ``coverage`` — ``{"summary": str, "gaps": [str], "mermaid": str | None}``
     with an optional ``"legend": str`` (see :func:`agentassay.reports.coverage_section`, whose escaped
     ``Md`` strings are printed as they are; plain strings are escaped here) — replaces the coverage
-    plugin's section. A diagram of more than 40 lines is folded into a ``<details>``.
+    plugin's section. A diagram of more than 40 lines is folded into a ``<details>``. ``error``: the run
+    stopped before a verdict (an engine error); the comment says so, with no table.
     """
     found, failed = _sections(results, secrets, coverage, sections, plugins)
     return _render(
@@ -647,6 +654,7 @@ def render_pr_comment(
         limit=limit,
         sections=found,
         pointer="the job summary or the results artifact",
+        error=error,
     )
 
 
@@ -663,6 +671,7 @@ def render_job_summary(
     coverage: Mapping[str, Any] | None = None,
     sections: Sequence[Section] | None = None,
     plugins: Plugins | None = None,
+    error: str | None = None,
 ) -> str:
     """The same report for ``$GITHUB_STEP_SUMMARY``: no marker (``marker_key`` is accepted and unused,
     so both calls take the same arguments) and GitHub's larger summary limit, so that what the
@@ -680,4 +689,5 @@ def render_job_summary(
         limit=limit,
         sections=found,
         pointer="the results artifact",
+        error=error,
     )

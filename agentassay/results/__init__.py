@@ -13,6 +13,7 @@ from ._model import (
     load_results,
 )
 from ._more import more_trials, more_trials_text, with_more_trials
+from ._untrusted import rederive_untrusted, rederive_without_baseline
 
 __all__ = [
     "RESULTS_SCHEMA",
@@ -30,6 +31,8 @@ __all__ = [
     "merge_results",
     "more_trials",
     "more_trials_text",
+    "rederive_untrusted",
+    "rederive_without_baseline",
     "shard_note",
     "shard_slice",
     "with_more_trials",

@@ -25,6 +25,7 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> int:
+        from .._visible import visible
         from ..adapters import AgentLoadError
         from ..plugins import PluginError
         from ..results import ResultsError
@@ -35,10 +36,10 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
         try:
             return fn(*args, **kwargs)
         except (SpecError, ResultsError, StoreError, ManifestError, PluginError) as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {visible(str(exc), lines=True)}", err=True)  # may quote a scenario name
             return EXIT_USAGE
         except AgentLoadError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {visible(str(exc), lines=True)}", err=True)
             return EXIT_AGENT
 
     return wrapper

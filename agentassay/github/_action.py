@@ -381,7 +381,7 @@ class Action:
             return None
         if artifact is None:
             self.outcome.baseline_info = (
-                f"none yet: no unexpired artifact `{name}` from branch `{branch}` of this repository. "
+                f"no baseline yet: no unexpired artifact `{name}` from branch `{branch}` of this repository. "
                 f"It is made when a push to `{branch}` runs this action in record mode and uploads "
                 f"`{self.inputs.results_path}` with actions/upload-artifact (README, 'Recording a baseline')."
             )

@@ -54,8 +54,8 @@ _KEY_CHARS = re.compile(r"[^A-Za-z0-9._:/-]+")
 
 # One pass of str.translate escapes every character that could start Markdown or HTML syntax in
 # running text. '<', '>' and '&' become entities (a backslash does not stop an HTML tag in every
-# renderer); '@' gets a zero-width space so GitHub makes no @mention (or @org/team) of it; '$'
-# would open GitHub's math. Other control characters and bidirectional overrides (text that
+# renderer); '@' gets a zero-width space so GitHub makes no @mention (or @org/team) of it, and so do
+# issue references (_REFS); '$' would open GitHub's math. Other control characters and bidirectional overrides (text that
 # displays differently from what it says) are dropped.
 _ESCAPES: dict[int, str | None] = {ord(c): "\\" + c for c in "\\`*_[]|~$"}
 _ESCAPES |= {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord("@"): "@\u200b"}
@@ -68,6 +68,9 @@ _LIST_NUMBER = re.compile(r"\d{1,9}(?=[.)])")
 # GFM's autolink extension links bare "http://", "https://", "ftp://" and "www." text; a backslash
 # before the ':' or '.' keeps the text as it reads but unlinked, so untrusted text makes no links at all.
 _AUTOLINK = re.compile(r"(?=://)|(?i:(?<=www)(?=\.))")
+# "#12", "owner/repo#12" and "GH-12" link (and cross-reference) issue 12: a zero-width space after the
+# '#' or the "GH" keeps the text as it reads, unlinked (Renovate does the same).
+_REFS = re.compile(r"#(?=[0-9])|(?<![0-9A-Za-z_])(?i:gh)(?=-[0-9])")
 
 _ORDER = {Verdict.FAIL: 0, Verdict.INCONCLUSIVE: 1, Verdict.PASS: 2}
 _OMITTED = {Verdict.FAIL: "failing", Verdict.INCONCLUSIVE: "inconclusive", Verdict.PASS: "passing"}
@@ -98,6 +101,7 @@ def escape_markdown(text: str) -> str:
     or a list when it starts a list item.
     """
     out = _AUTOLINK.sub("\\\\", _single_line(text).translate(_ESCAPES))
+    out = _REFS.sub(lambda m: m.group() + "\u200b", out)
     if out[:1] in ("#", "-", "+", "="):
         return "\\" + out
     m = _LIST_NUMBER.match(out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._visible import visible
 from ..results import Results, ScenarioResult, more_trials_text
 from ._sections import ReportContext, Section, collect_sections, extra_cost, warning_lines
 from ._summary import VERDICT_WORD, clip, counts_text, savings_of, scenario_usd
@@ -12,8 +13,8 @@ from ._summary import behaviour_text as behaviour
 if TYPE_CHECKING:
     from ..plugins import Plugins
 
-TERMINAL = ReportContext(
-    "terminal", escape=lambda text, width=None: str(text) if width is None else clip(text, width)
+TERMINAL = ReportContext(  # untrusted text is shown with its control characters escaped (_visible.py)
+    "terminal", escape=lambda text, width=None: visible(text) if width is None else clip(visible(text), width)
 )
 
 
@@ -53,7 +54,7 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
         cost = s.cost()
         rows.append(
             (
-                clip(s.name, 28),
+                clip(visible(s.name), 28),
                 VERDICT_WORD[s.verdict.verdict.value],
                 _rates(s),
                 f"{s.verdict.trials_used}/{len(s.trials)}/{s.fixed_n if s.fixed_n is not None else '?'}",
@@ -70,7 +71,7 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
         words = behaviour(s)
         if s.verdict.verdict.value == "pass" and words is None:
             continue
-        lines.append(f"  {s.name}: {clip(s.verdict.explanation, 160)}")
+        lines.append(f"  {visible(s.name)}: {clip(visible(s.verdict.explanation), 160)}")
         more = more_trials_text(s, results.settings)
         if more is not None:
             lines.append(f"    more trials: {clip(more, 300)}")
@@ -78,7 +79,7 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
             lines.append(f"    behaviour: {clip(words, 150)}")
         if s.verdict.verdict.value != "pass":
             for reason, count in list(s.failure_reasons().items())[:reasons]:
-                lines.append(f"    most common failure ({count}x): {clip(reason, 140)}")
+                lines.append(f"    most common failure ({count}x): {clip(visible(reason), 140)}")
     for section in (s for s in sections if s.place == "body"):
         lines.extend(_body(section))
     d = results.decision
@@ -102,8 +103,9 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
             f"cost: ${total['usd']:.4f}{extra_cost(sections, TERMINAL.usd)} at the configured prices"
         )
     for note in [*results.notes, *warnings]:
-        lines.append(f"note: {note}")
-    return "\n".join(lines)
+        lines.append(f"note: {visible(note)}")
+    # Last, line by line: whatever a section or a plugin added reaches the terminal escaped too.
+    return "\n".join(visible(line) for line in "\n".join(lines).split("\n"))
 
 
 def _body(section: Section) -> list[str]:

@@ -7,6 +7,8 @@ import sys
 import time
 from typing import TextIO
 
+from .._visible import visible
+
 
 class Progress:
     """Reports trials finished and scenarios decided.
@@ -72,7 +74,7 @@ class Progress:
             self.stream.write("\r\033[K")
         now = time.monotonic()
         self._last_line = now
-        self.stream.write(f"[agentassay {now - self.start:6.1f}s] {text}\n")
+        self.stream.write(f"[agentassay {now - self.start:6.1f}s] {visible(text)}\n")  # names are untrusted
         self.stream.flush()
 
     def close(self) -> None:

@@ -150,7 +150,6 @@ def test_forged_fork_results_are_rederived_and_never_green(
     published = json.loads((recorded.root / "published" / "results.json").read_text())
     assert published["decision"]["decision"] == "block"
     assert sum(len(s["trials"]) for s in published["scenarios"]) == trials_forged  # every trial is kept
-    print(status["description"], body, sep="\n")
 
 
 def test_an_honest_fork_run_passes_but_says_whose_results_they_are(recorded: Workspace, gh: FakeGitHub) -> None:

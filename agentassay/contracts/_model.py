@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from .._limits import PatternTimeout, compile_pattern, regex_error
 from ..spec import Extension, Scenario, SpecError, Suite
 from ..traces import Action, Step, Trace
 from ._expr import Env, EvalError, ExprError, Expression, compile_expression, shown
@@ -226,7 +227,7 @@ class Contract:
         view = TraceView(input, trace)
         try:
             return self.check(view)
-        except EvalError as exc:
+        except (EvalError, PatternTimeout) as exc:
             return Violation("trace", f"{self.kind} could not be evaluated: {exc}")
         except Exception as exc:  # a contract must cost its trial a violation, never the run
             return Violation("trace", f"{self.kind} failed: {type(exc).__name__}: {exc}")
@@ -544,8 +545,8 @@ class _Parser:
                     f"{key}.matches", "expected a regular expression (a string)", got=pattern_text
                 )
             try:
-                pattern = re.compile(pattern_text)
-            except re.error as exc:
+                pattern = compile_pattern(pattern_text)
+            except regex_error() as exc:
                 raise self.error(
                     f"{key}.matches", f"invalid regular expression {pattern_text!r}: {exc}"
                 ) from None

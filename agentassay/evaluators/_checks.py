@@ -22,12 +22,12 @@ import importlib
 import inspect
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._limits import PatternTimeout, compile_pattern, regex_error
 from ..spec import CHECK_KINDS, Check, Scenario, SpecError
 from ..traces import Trace
 
@@ -223,13 +223,16 @@ def _not_contains(check: Check, where: _Where) -> CheckFn:
 
 def _regex(check: Check, where: _Where) -> CheckFn:
     try:
-        pattern = re.compile(str(check.value))
-    except re.error as e:
+        pattern = compile_pattern(str(check.value))
+    except regex_error() as e:
         raise where.error(check, f"invalid regular expression {check.value!r}: {e}.") from None
 
     def run(input: str, trace: Trace) -> str | None:
-        if pattern.search(_text(trace.output)):
-            return None
+        try:
+            if pattern.search(_text(trace.output)):
+                return None
+        except PatternTimeout as e:  # issue 22, defect 8: a backtracking pattern fails this trial, never hangs
+            return f"regex check '{pattern.pattern}' gave up: {e}"
         return f"output does not match regex '{pattern.pattern}' (output: {_show(trace.output)})"
 
     return run

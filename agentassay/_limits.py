@@ -10,8 +10,11 @@ time raises :class:`PatternTimeout`, which the caller turns into that check's fa
 naming the check and the pattern.
 
 The timeout is what is left of the trial's time limit (``config.timeout``): the engine runs a trial's
-checks under :func:`deadline`, which every bounded operation on that thread reads with
+checks under a :class:`Deadline`, which every bounded operation on that thread reads with
 :func:`remaining`. Outside a deadline (analysing traces, a library call) ``DEFAULT_TIMEOUT`` applies.
+``regex`` counts its timeout in the matching thread's CPU time, so on a loaded machine a match may run
+past the deadline in wall time: the engine's own wall-clock limit is the backstop, and its message names
+the check that was still running (:func:`doing`).
 """
 
 from __future__ import annotations
@@ -39,27 +42,49 @@ class PatternTimeout(Exception):
         self.seconds = seconds
 
 
-@contextlib.contextmanager
-def deadline(seconds: float | None) -> Iterator[None]:
-    """Bounded operations on this thread must finish within ``seconds`` from now (None: no deadline)."""
-    previous = getattr(_local, "deadline", None)
-    _local.deadline = None if seconds is None else time.monotonic() + seconds
-    try:
-        yield
-    finally:
-        _local.deadline = previous
+class Deadline:
+    """A trial's checks' time limit; ``doing`` says which check is running, so that the engine can name the one
+    it abandons at the limit (it reads this object from the event loop's thread)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.doing: str | None = None
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[Deadline]:
+        """Bounded operations on this thread must finish by ``end``."""
+        previous = getattr(_local, "deadline", None)
+        self.end = time.monotonic() + self.seconds
+        _local.deadline = self
+        try:
+            yield self
+        finally:
+            _local.deadline = previous
+
+
+def deadline(seconds: float) -> contextlib.AbstractContextManager[Deadline]:
+    """``with deadline(s):`` bounded operations on this thread must finish within ``s`` seconds from now."""
+    return Deadline(seconds).active()
+
+
+def doing(what: str) -> None:
+    """Say which check runs now on this thread (named if the engine abandons the checks at the limit)."""
+    current = getattr(_local, "deadline", None)
+    if current is not None:
+        current.doing = what
 
 
 def remaining() -> float | None:
     """Seconds left before this thread's deadline (may be <= 0), or None without one."""
-    end = getattr(_local, "deadline", None)
-    return None if end is None else end - time.monotonic()
+    current = getattr(_local, "deadline", None)
+    return None if current is None else current.end - time.monotonic()
 
 
 def expired() -> bool:
     """Whether this thread's deadline has passed (cheap enough to ask at every step of an interpreter)."""
-    end = getattr(_local, "deadline", None)
-    return end is not None and time.monotonic() >= end
+    current = getattr(_local, "deadline", None)
+    return current is not None and time.monotonic() >= current.end
 
 
 def compile_pattern(pattern: str, flags: int = 0) -> UserPattern:

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from .._limits import PatternTimeout, compile_pattern, regex_error
+from .._limits import PatternTimeout, compile_pattern, doing, regex_error
 from ..spec import Extension, Scenario, SpecError, Suite
 from ..traces import Action, Step, Trace
 from ._expr import Env, EvalError, ExprError, Expression, compile_expression, shown
@@ -225,6 +225,7 @@ class Contract:
     def evaluate(self, input: str, trace: Trace) -> Violation | None:
         """None when ``trace`` satisfies the contract, else the violation. Never raises."""
         view = TraceView(input, trace)
+        doing(f"contract {self.name!r}")  # named if the trial's time limit abandons it
         try:
             return self.check(view)
         except (EvalError, PatternTimeout) as exc:

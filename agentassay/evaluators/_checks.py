@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._limits import PatternTimeout, compile_pattern, regex_error
+from .._limits import PatternTimeout, compile_pattern, doing, regex_error
 from ..spec import CHECK_KINDS, Check, Scenario, SpecError
 from ..traces import Trace
 
@@ -61,7 +61,12 @@ class Evaluator:
     def __call__(self, input: str, trace: Trace) -> EvalResult:
         if trace.error:
             return EvalResult(False, (trace.error,))
-        failures = [reason for fn in self._fns if (reason := fn(input, trace)) is not None]
+        failures = []
+        for check, fn in zip(self.checks, self._fns, strict=True):
+            doing(f"{check.kind} check {str(check.value)[:80]!r}")  # named if the trial's time limit abandons it
+            reason = fn(input, trace)
+            if reason is not None:
+                failures.append(reason)
         return EvalResult(not failures, tuple(failures))
 
     def __repr__(self) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from .._limits import deadline
+from .._limits import Deadline
 from ..adapters import AgentAdapter, AgentRunError
 from ..adapters._base import UserExit
 from ..adapters._base import describe_exception as _describe
@@ -151,6 +151,9 @@ class Engine:
         self.signals_held = False  # run_engine installed our SIGINT/SIGTERM handlers (see user_interrupts)
         self._ok = 0
         self._errored = 0
+        # Trials whose agent call completed but whose checks were abandoned at the time limit: errors, but no
+        # sign that the agent cannot be run (the health check counts them as run).
+        self._checks_abandoned: set[tuple[str, int]] = set()
         self._first_error: str | None = None
 
     # -- one trial -----------------------------------------------------------------------------
@@ -223,18 +226,21 @@ class Engine:
         # Issue 22, defect 8: the checks run off the event loop, under what is left of the trial's time limit, so
         # a check that never ends (a backtracking regex, a slow python check) costs this trial, never the run,
         # and SIGINT / SIGTERM are still handled by the loop meanwhile.
-        budget = max(self.settings.timeout - wall, CHECK_FLOOR_S)
+        limit = Deadline(max(self.settings.timeout - wall, CHECK_FLOOR_S))
         try:
             result = await asyncio.wait_for(
-                call_in_thread(self._checks, state, index, trace, budget), budget + CHECK_GRACE_S
+                call_in_thread(self._checks, state, index, trace, limit), limit.seconds + CHECK_GRACE_S
             )
             passed: bool | None = result.passed
             failures = tuple(result.failures)
         except asyncio.TimeoutError:
+            running = f" ({limit.doing} was running)" if limit.doing else ""
             error = (
-                f"the checks did not finish within the trial's time limit ({budget:.3g} s left of config.timeout "
-                f"{self.settings.timeout:g} s); they were abandoned"
+                f"the checks did not finish within the trial's time limit: {limit.seconds:.3g} s left of "
+                f"config.timeout {self.settings.timeout:g} s{running}; they were abandoned"
             )
+            if not trace.error:
+                self._checks_abandoned.add((state.scenario.name, index))
             trace = replace(trace, error=f"{trace.error}; {error}" if trace.error else error)
             passed, failures = False, (error,)
         except asyncio.CancelledError:
@@ -261,9 +267,9 @@ class Engine:
         )
         return state, outcome, trace
 
-    def _checks(self, state: ScenarioState, index: int, trace: Trace, budget: float) -> Any:
-        """In the trial's check thread: the evaluator's verdict, then the per-trial checks, within ``budget``."""
-        with deadline(budget):
+    def _checks(self, state: ScenarioState, index: int, trace: Trace, limit: Deadline) -> Any:
+        """In the trial's check thread: the evaluator's verdict, then the per-trial checks, within ``limit``."""
+        with limit.active():
             try:
                 return state.evaluator(state.scenario.input, trace)
             finally:  # also when the evaluator raised: the contracts still judge the trace
@@ -273,7 +279,7 @@ class Engine:
     # -- bookkeeping ---------------------------------------------------------------------------
     def _record(self, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
         state.finished[outcome.index] = outcome
-        if outcome.error:
+        if outcome.error and (state.scenario.name, outcome.index) not in self._checks_abandoned:
             self._errored += 1
             self._first_error = self._first_error or outcome.error
         else:

@@ -88,8 +88,8 @@ def expired() -> bool:
 
 
 def compile_pattern(pattern: str, flags: int = 0) -> UserPattern:
-    """``pattern`` compiled as :mod:`re` would read it; raises ``regex.error`` (a subclass of ``re.error``'s
-    shape: ``msg``, ``pos``) when it is invalid. ``flags`` are :mod:`re` flags (``re.IGNORECASE``)."""
+    """``pattern`` compiled as :mod:`re` would read it; raises one of :func:`regex_error` (both have ``msg`` and
+    ``pos``) when it is invalid. ``flags`` are :mod:`re` flags (``re.IGNORECASE``)."""
     return UserPattern(pattern, flags)
 
 
@@ -102,7 +102,13 @@ class UserPattern:
         import regex  # lazy: ~35 ms, and only suites with patterns pay for it
 
         self.pattern = pattern
-        self._compiled = regex.compile(pattern, flags=_flags(flags) | regex.V0)
+        try:
+            self._compiled = regex.compile(pattern, flags=_flags(flags) | regex.V0)
+        except regex.error:
+            import re
+
+            re.compile(pattern, flags)  # re's message, when it refuses it too, is the one users know
+            raise
 
     def _timeout(self) -> float:
         left = remaining()
@@ -140,8 +146,10 @@ def _flags(flags: int) -> int:
     return out
 
 
-def regex_error() -> type[Exception]:
-    """The exception an invalid pattern raises (``regex.error``), for ``except`` clauses."""
+def regex_error() -> tuple[type[Exception], ...]:
+    """The exceptions an invalid pattern raises (``re.error``, ``regex.error``), for ``except`` clauses."""
+    import re
+
     import regex
 
-    return regex.error
+    return (re.error, regex.error)

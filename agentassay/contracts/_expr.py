@@ -168,7 +168,7 @@ class Expression:
             KeyError,
             OverflowError,
             re.error,
-            regex_error(),
+            *regex_error(),
             RecursionError,
         ) as exc:
             raise EvalError(f"{type(exc).__name__}: {exc}") from None

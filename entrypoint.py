@@ -7,7 +7,8 @@ Kept thin on purpose; everything (inputs, event payload, baseline, comment, stat
 
 import sys
 
+from agentassay.cli import leave
 from agentassay.github import run_action
 
 if __name__ == "__main__":
-    sys.exit(run_action())
+    sys.exit(leave(run_action()))  # leave: no wait for threads an agent left running (issue 22, defect 8)

@@ -87,6 +87,8 @@ from openai.types.responses import (
 )
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
+from .._limits import UserPattern, compile_pattern, regex_error
+
 __all__ = [
     "DEFAULT_MAX_HANDOFFS",
     "DEFAULT_RESPONSE",
@@ -117,7 +119,7 @@ class _Arg:
 
     value: Any = None
     has_value: bool = False
-    regex: re.Pattern[str] | None = None
+    regex: UserPattern | None = None
     choice: tuple[Any, ...] | None = None
     default: Any = None
     has_default: bool = False
@@ -125,7 +127,7 @@ class _Arg:
 
 @dataclass(frozen=True)
 class _Rule:
-    pattern: re.Pattern[str] | None
+    pattern: UserPattern | None
     after: str
     choices: tuple[tuple[str, float], ...]  # (choice, cumulative probability)
     respond: tuple[str, ...] | None
@@ -215,8 +217,8 @@ def _compile_rule(rule: Any, where: str) -> _Rule:
     pattern = None
     if rule.get("input") is not None:
         try:
-            pattern = re.compile(str(rule["input"]))
-        except re.error as exc:
+            pattern = compile_pattern(str(rule["input"]))
+        except regex_error() as exc:
             raise ValueError(f"behaviour {where}.input: bad regex: {exc}") from None
     choose = rule.get("choose", "respond")
     table = {choose: 1.0} if isinstance(choose, str) else choose
@@ -253,8 +255,8 @@ def _compile_arg(spec: Any, where: str) -> _Arg:
     regex = None
     if spec.get("regex") is not None:
         try:
-            regex = re.compile(str(spec["regex"]))
-        except re.error as exc:
+            regex = compile_pattern(str(spec["regex"]))
+        except regex_error() as exc:
             raise ValueError(f"behaviour {where}.regex: bad regex: {exc}") from None
     choice = spec.get("choice")
     if choice is not None and (

@@ -8,6 +8,8 @@ frameworks are imported inside the commands so that ``agentassay --help`` stays 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
 import threading
@@ -55,7 +57,51 @@ def _on_term(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: runs the CLI and turns every outcome into a documented exit code."""
+    """Entry point: runs the CLI and turns every outcome into a documented exit code.
+
+    Called without ``argv`` (the console script, ``python -m agentassay``) it is the process: when it is done
+    it does not wait for threads the agent left running (:func:`leave`). With ``argv`` (tests, embedding) it
+    only returns the code.
+    """
+    code = _main(argv)
+    return leave(code) if argv is None else code
+
+
+def lingering() -> list[threading.Thread]:
+    """Threads that would keep the interpreter from exiting: alive, not daemons, not the main thread."""
+    main_thread = threading.main_thread()
+    return [t for t in threading.enumerate() if t is not main_thread and not t.daemon and t.is_alive()]
+
+
+def leave(code: int) -> int:
+    """Return ``code``, or end the process with it now if user code left non-daemon threads running.
+
+    Issue 22, defect 8: an agent that starts a thread blocking forever would hang the process after the results
+    were written, since the interpreter joins every non-daemon thread before it exits. Everything of ours is
+    written and closed by now (results file, trace store, reports), so the process flushes its output and
+    ends with ``os._exit``; the agent's own ``atexit`` handlers do not run then (docs/runner.md). Only for a
+    process's entry point (the CLI, the Action's container): never in a library or the pytest plugin.
+    """
+    left = lingering()
+    if not left:
+        return code
+    names = ", ".join(sorted({t.name for t in left}))
+    click.echo(
+        f"note: exiting without waiting for {len(left)} thread{'s' if len(left) != 1 else ''} the agent left "
+        f"running ({names}); the results are complete",
+        err=True,
+    )
+    if "logging" in sys.modules:
+        import logging
+
+        logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more can be said
+            stream.flush()
+    os._exit(code)
+
+
+def _main(argv: list[str] | None) -> int:
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_term)

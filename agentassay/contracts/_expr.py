@@ -23,6 +23,8 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._limits import PatternTimeout, UserPattern, compile_pattern, expired, regex_error
+
 ROOTS = ("input", "output", "steps", "tools", "handoffs", "tokens", "usd", "latency_s")
 # Roots whose fields are read with a dot (``input.order_total``); tool names are the others.
 FIELD_ROOTS = ("input", "output")
@@ -81,6 +83,14 @@ _REFUSED: dict[type[ast.AST], str] = {
 _MAX_REPEAT = (
     100_000  # "x" * n and [x] * n beyond this many items are an evaluation error, not a memory spike
 )
+# Issue 22, defect 8: every value an operator builds (+, *, %, a list literal) is charged its size — characters
+# of text plus items of lists, nested — and one evaluation may build at most this much in total. It bounds the
+# memory of an expression and the time of any one operation on what it built: comparing two 10^5 x 10^5 nested
+# lists (10^10 item comparisons in one C call, which no deadline can interrupt) is refused when they are built.
+MAX_BUILT = 10_000_000
+MAX_FORMAT_WIDTH = 1_000  # width and precision of a %-format ('%999999999d' allocated 1 GB, '%.999999999f' 19 s)
+# A %-conversion: mapping key, flags, width, precision, length modifier, conversion character.
+_PERCENT = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?(.?)", re.DOTALL)
 ALLOWED = (
     "names " + ", ".join(ROOTS) + " (and tool arguments where the contract allows them); comparisons, "
     "and/or/not, + - * / %, in; numbers, strings, True/False/None, lists; functions " + ", ".join(FUNCTIONS)
@@ -137,14 +147,19 @@ class Expression:
     tree: ast.expr = field(repr=False)
     tools: frozenset[str] = frozenset()
     roots: frozenset[str] = frozenset()
-    patterns: Mapping[str, re.Pattern[str]] = field(default_factory=dict, repr=False)
+    patterns: Mapping[str, UserPattern] = field(default_factory=dict, repr=False)
 
     def evaluate(self, env: Env) -> Any:
-        """The value on one trace; :class:`EvalError` when it cannot be computed."""
+        """The value on one trace; :class:`EvalError` when it cannot be computed (also when it would build more
+        than ``MAX_BUILT`` or outlast the trial's time limit: bounded work, docs/contracts.md)."""
         try:
             return _Eval(env, self.patterns).eval(self.tree)
         except EvalError:
             raise
+        except PatternTimeout as exc:
+            raise EvalError(f"matches(): {exc}") from None
+        except MemoryError:
+            raise EvalError("the expression ran out of memory") from None
         except (
             TypeError,
             ValueError,
@@ -153,6 +168,7 @@ class Expression:
             KeyError,
             OverflowError,
             re.error,
+            *regex_error(),
             RecursionError,
         ) as exc:
             raise EvalError(f"{type(exc).__name__}: {exc}") from None
@@ -252,7 +268,7 @@ class _Checker:
         self.known = known
         self.tools: set[str] = set()
         self.roots: set[str] = set()
-        self.patterns: dict[str, re.Pattern[str]] = {}
+        self.patterns: dict[str, UserPattern] = {}
 
     def check(self, node: ast.AST) -> None:
         method = getattr(self, f"_{type(node).__name__}", None)
@@ -442,8 +458,8 @@ class _Checker:
             pat = node.args[0]
             if isinstance(pat, ast.Constant) and isinstance(pat.value, str):
                 try:
-                    self.patterns[pat.value] = re.compile(pat.value)
-                except re.error as exc:
+                    self.patterns[pat.value] = compile_pattern(pat.value)
+                except regex_error() as exc:
                     raise ExprError(f"invalid regular expression {pat.value!r} in matches(): {exc}") from None
 
 
@@ -499,17 +515,31 @@ class Env:
 
 
 class _Eval:
-    def __init__(self, env: Env, patterns: Mapping[str, re.Pattern[str]]) -> None:
+    def __init__(self, env: Env, patterns: Mapping[str, UserPattern]) -> None:
         self.env = env
         self.patterns = patterns
+        self.built = 0  # what operators built so far (MAX_BUILT)
+
+    def _charge(self, size: int, what: str) -> None:
+        """Count ``size`` against MAX_BUILT before the operation builds it."""
+        if self.built + size > MAX_BUILT:
+            raise EvalError(
+                f"{what} would build more than {MAX_BUILT:,} characters or list items in one evaluation; "
+                "contracts are bounded (docs/contracts.md, 'Limits')"
+            )
+        self.built += size
 
     def eval(self, node: ast.expr) -> Any:
+        if expired():  # the trial's time limit (the engine's deadline on this thread): each step is bounded
+            raise EvalError("the expression did not finish within the trial's time limit (config.timeout)")
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name):
             return self.env.root(node.id)
         if isinstance(node, (ast.List, ast.Tuple)):
-            return [self.eval(e) for e in node.elts]
+            items = [self.eval(e) for e in node.elts]
+            self._charge(len(items), "a list literal")
+            return items
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
         if isinstance(node, ast.Subscript):
@@ -580,8 +610,20 @@ class _Eval:
         left, right = self.eval(node.left), self.eval(node.right)
         if isinstance(node.op, ast.Mult):
             for seq, n in ((left, right), (right, left)):
-                if isinstance(seq, (str, list)) and isinstance(n, int) and n * len(seq) > _MAX_REPEAT:
-                    raise EvalError(f"repeating a sequence {n} times is too large")
+                if isinstance(seq, (str, list)) and isinstance(n, int) and not isinstance(n, bool):
+                    if n * len(seq) > _MAX_REPEAT:
+                        raise EvalError(f"repeating a sequence {n} times is too large")
+                    if n > 0:
+                        self._charge(n * _size(seq, MAX_BUILT - self.built), "repeating a sequence")
+        elif isinstance(node.op, ast.Add) and isinstance(left, (str, list)) and isinstance(right, (str, list)):
+            budget = MAX_BUILT - self.built
+            self._charge(_size(left, budget) + _size(right, budget), "joining two sequences with +")
+        elif isinstance(node.op, ast.Mod) and isinstance(left, str):
+            _check_format(left)
+            self._charge(len(left), "%-formatting")
+            out = left % right
+            self._charge(len(out), "%-formatting")
+            return out
         return _BINOPS[type(node.op)](left, right)
 
     def _call(self, name: str, args: list[Any], node: ast.Call) -> Any:
@@ -610,7 +652,7 @@ class _Eval:
                 text = str(text)
             if not isinstance(text, str):
                 raise EvalError(f"matches() needs text second, got {_kind(text)}")
-            compiled = self.patterns.get(pattern) or re.compile(pattern)
+            compiled = self.patterns.get(pattern) or compile_pattern(pattern)
             return compiled.search(text) is not None
         if name == "number":
             return to_number(args[0])
@@ -623,6 +665,42 @@ class _Eval:
             _need_number(args[0], "abs()")
             return abs(args[0])
         raise EvalError(f"unknown function {name}")
+
+
+def _size(value: Any, cap: int) -> int:
+    """What ``value`` weighs against MAX_BUILT: characters of text, items of lists (nested), 1 otherwise.
+
+    Counting stops past ``cap`` (the budget left), so weighing costs no more than the budget.
+    """
+    if isinstance(value, str):
+        return max(len(value), 1)
+    if not isinstance(value, (list, tuple)):
+        return 1
+    total, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            total += len(item) + 1
+            stack.extend(x for x in item if isinstance(x, (str, list, tuple)))
+        elif isinstance(item, str):
+            total += len(item)
+        if total > cap:
+            break
+    return total
+
+
+def _check_format(fmt: str) -> None:
+    """Refuse %-conversions whose width or precision would build or compute without bound."""
+    for m in _PERCENT.finditer(fmt):
+        width, precision = m.group(1), m.group(2)
+        if "*" in (width, precision):
+            raise EvalError("a %-format taking its width or precision from the arguments (*) is not allowed")
+        for what, digits in (("width", width), ("precision", precision)):
+            if digits and (len(digits) > 6 or int(digits) > MAX_FORMAT_WIDTH):
+                raise EvalError(
+                    f"the %-format {shown(m.group(0), 30)} has a {what} of {shown(digits, 12)}; at most "
+                    f"{MAX_FORMAT_WIDTH:,} is allowed"
+                )
 
 
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?")

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from .._limits import PatternTimeout, compile_pattern, doing, regex_error
 from ..spec import Extension, Scenario, SpecError, Suite
 from ..traces import Action, Step, Trace
 from ._expr import Env, EvalError, ExprError, Expression, compile_expression, shown
@@ -224,9 +225,10 @@ class Contract:
     def evaluate(self, input: str, trace: Trace) -> Violation | None:
         """None when ``trace`` satisfies the contract, else the violation. Never raises."""
         view = TraceView(input, trace)
+        doing(f"contract {self.name!r}")  # named if the trial's time limit abandons it
         try:
             return self.check(view)
-        except EvalError as exc:
+        except (EvalError, PatternTimeout) as exc:
             return Violation("trace", f"{self.kind} could not be evaluated: {exc}")
         except Exception as exc:  # a contract must cost its trial a violation, never the run
             return Violation("trace", f"{self.kind} failed: {type(exc).__name__}: {exc}")
@@ -544,8 +546,8 @@ class _Parser:
                     f"{key}.matches", "expected a regular expression (a string)", got=pattern_text
                 )
             try:
-                pattern = re.compile(pattern_text)
-            except re.error as exc:
+                pattern = compile_pattern(pattern_text)
+            except regex_error() as exc:
                 raise self.error(
                     f"{key}.matches", f"invalid regular expression {pattern_text!r}: {exc}"
                 ) from None

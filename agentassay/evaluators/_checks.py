@@ -22,12 +22,12 @@ import importlib
 import inspect
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._limits import PatternTimeout, compile_pattern, doing, regex_error
 from ..spec import CHECK_KINDS, Check, Scenario, SpecError
 from ..traces import Trace
 
@@ -61,7 +61,12 @@ class Evaluator:
     def __call__(self, input: str, trace: Trace) -> EvalResult:
         if trace.error:
             return EvalResult(False, (trace.error,))
-        failures = [reason for fn in self._fns if (reason := fn(input, trace)) is not None]
+        failures = []
+        for check, fn in zip(self.checks, self._fns, strict=True):
+            doing(f"{check.kind} check {str(check.value)[:80]!r}")  # named if the trial's time limit abandons it
+            reason = fn(input, trace)
+            if reason is not None:
+                failures.append(reason)
         return EvalResult(not failures, tuple(failures))
 
     def __repr__(self) -> str:
@@ -223,13 +228,16 @@ def _not_contains(check: Check, where: _Where) -> CheckFn:
 
 def _regex(check: Check, where: _Where) -> CheckFn:
     try:
-        pattern = re.compile(str(check.value))
-    except re.error as e:
+        pattern = compile_pattern(str(check.value))
+    except regex_error() as e:
         raise where.error(check, f"invalid regular expression {check.value!r}: {e}.") from None
 
     def run(input: str, trace: Trace) -> str | None:
-        if pattern.search(_text(trace.output)):
-            return None
+        try:
+            if pattern.search(_text(trace.output)):
+                return None
+        except PatternTimeout as e:  # issue 22, defect 8: a backtracking pattern fails this trial, never hangs
+            return f"regex check '{pattern.pattern}' gave up: {e}"
         return f"output does not match regex '{pattern.pattern}' (output: {_show(trace.output)})"
 
     return run

@@ -8,11 +8,12 @@ relation is there to catch, and dropping such pairs would hide it.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from .._limits import PatternTimeout, UserPattern
 
 if TYPE_CHECKING:
     from ..results import TrialOutcome
@@ -54,7 +55,7 @@ class RelationCheck:
 
     kind: str
     value: Any = None
-    pattern: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    pattern: UserPattern | None = field(default=None, compare=False, repr=False)
     function: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -97,8 +98,11 @@ class RelationCheck:
     def _regex(self, s: Side, f: Side) -> str | None:
         assert self.pattern is not None
         out = _text(f.trace.output)
-        if self.pattern.search(out):
-            return None
+        try:
+            if self.pattern.search(out):
+                return None
+        except PatternTimeout as exc:
+            return f"the regex check /{self.value}/ gave up on the follow-up output: {exc}"
         return f"the follow-up output does not match /{self.value}/ (output: {_clip(out)!r})"
 
     def _max_words(self, s: Side, f: Side) -> str | None:

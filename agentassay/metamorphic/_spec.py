@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from .._limits import compile_pattern, regex_error
 from ..spec import Check, Extension, Scenario, SpecError, Suite
 from ._checks import CHECKS, PLAIN, VALUED, RelationCheck
 from ._transforms import CASES, NOISE, PARAPHRASES, PERMUTE, TRANSFORMS, Transform, TransformError
@@ -283,8 +284,8 @@ class _Reader:
             if not isinstance(v, str):
                 raise self.error(at, f"expected a regular expression, got {v!r}.", expected="a string")
             try:
-                return RelationCheck(kind, v, pattern=re.compile(v))
-            except re.error as exc:
+                return RelationCheck(kind, v, pattern=compile_pattern(v))
+            except regex_error() as exc:
                 raise self.error(at, f"invalid regular expression {v!r}: {exc}.") from None
         if kind == "max_words":
             return RelationCheck(kind, self.integer(at, v, 1, None, "words in the follow-up output"))

@@ -67,6 +67,16 @@ def agentassay_prepare(run: Run) -> None:
 
 
 @hookspec
+def agentassay_trial_checks(run: Run, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:
+    """A trial's agent call returned and the scenario's evaluator judged it: run per-trial checks of what the
+    suite supplies (the contracts plugin evaluates its expressions here). Called in the trial's check thread,
+    under what is left of the trial's ``config.timeout`` (``agentassay._limits.remaining()``), so keep the
+    result in a per-trial slot (``(phase.name, state.scenario.name, index)``) for
+    :func:`agentassay_trial_finished` and touch nothing shared: with ``concurrency > 1`` several trials' checks
+    run at once. Checks that outlast the limit are abandoned, and the trial is an error."""
+
+
+@hookspec
 def agentassay_trial_finished(run: Run, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
     """One trial finished (as it finishes: the order of completion, which with ``concurrency: 1`` is
     trial order; ``outcome.index`` gives the trial's place). Writers flush here, so nothing measured is

@@ -22,13 +22,14 @@ function ``analyze`` uses), ``results_sections`` (``contracts``), ``scenario_evi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..contracts import (
     ROOTS,
     Contract,
     Tally,
+    Violation,
     binomial_pvalue,
     bonferroni,
     counted,
@@ -60,6 +61,9 @@ __all__ = ["KIND", "NAME", "RECORD", "SHARE", "assess", "level_of", "words"]
 class _State:
     contracts: dict[str, tuple[Contract, ...]]
     tallies: dict[str, dict[str, Tally]]
+    # (scenario, trial index) -> each contract's violation (or None), computed in the trial's check thread under
+    # its time limit (agentassay_trial_checks) and tallied when the trial is recorded (agentassay_trial_finished).
+    checked: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
 
 
 # -- statistics of a section (also what compare re-derives) -------------------------------------------
@@ -211,6 +215,17 @@ def _unknown(c: Contract, what: str, name: str, have: set[str]) -> SpecError:
 
 
 @hookimpl
+def agentassay_trial_checks(run: Run, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:
+    """Evaluate the scenario's contracts on this trace, in the trial's check thread and under its time limit."""
+    mine: _State | None = run.scratch.get(NAME)
+    if mine is None or phase.name != "target" or not counted(trace, run.suite):
+        return
+    name = state.scenario.name
+    if mine.tallies.get(name):
+        mine.checked[(name, index)] = [c.evaluate(state.scenario.input, trace) for c in mine.contracts[name]]
+
+
+@hookimpl
 def agentassay_trial_finished(
     run: Run, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace
 ) -> None:
@@ -221,8 +236,16 @@ def agentassay_trial_finished(
     tallies = mine.tallies.get(name)
     if not tallies:
         return
-    for c in mine.contracts[name]:
-        tallies[c.name].add(outcome.index, c.evaluate(state.scenario.input, trace))
+    found = mine.checked.pop((name, outcome.index), None)
+    if found is None:  # the trial's checks were abandoned at its time limit (or ran without the engine's hook)
+        found = [
+            Violation("trace", f"{c.kind} was not evaluated: {trace.error}")
+            if trace.error
+            else c.evaluate(state.scenario.input, trace)
+            for c in mine.contracts[name]
+        ]
+    for c, violation in zip(mine.contracts[name], found, strict=True):
+        tallies[c.name].add(outcome.index, violation)
 
 
 @hookimpl

@@ -163,8 +163,13 @@ def agentassay_after_trials(run: Run) -> None:
             return
 
 
-def record(relation: Relation, mine: _State) -> dict[str, Any]:
-    """One relation's counts from its pairs: what the results file keeps and the gate tests."""
+def record(relation: Relation, mine: _State, timeout: float | None = None) -> dict[str, Any]:
+    """One relation's counts from its pairs: what the results file keeps and the gate tests.
+
+    ``timeout``: each pair's check gets that long (``config.timeout``; a ``regex`` check gives up after it).
+    """
+    from .._limits import DEFAULT_TIMEOUT, deadline
+
     src = mine.sources.get(relation.scenario, {})
     fu = mine.followups.get((relation.scenario, relation.name), {})
     k = mine.planned.get((relation.scenario, relation.name), 0)
@@ -175,7 +180,8 @@ def record(relation: Relation, mine: _State) -> dict[str, Any]:
             continue
         pairs += 1
         errors += bool(fu[i].outcome.error)
-        reason = relation.check(src[i], fu[i])
+        with deadline(timeout or DEFAULT_TIMEOUT):
+            reason = relation.check(src[i], fu[i])
         if reason is not None:
             violations += 1
             if len(examples) < EXAMPLES:
@@ -215,7 +221,7 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
         if not relations:
             continue
         entries = assess(
-            [record(r, mine) for r in relations],
+            [record(r, mine, run.settings.timeout) for r in relations],
             (by_name(base, sc.name) or {}) if checking else None,
             run.settings,
         )

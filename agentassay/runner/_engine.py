@@ -22,9 +22,11 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
+from .._limits import Deadline
 from ..adapters import AgentAdapter, AgentRunError
 from ..adapters._base import UserExit
 from ..adapters._base import describe_exception as _describe
+from ..adapters._threads import call_in_thread
 from ..evaluators import Evaluator
 from ..fingerprints import fingerprint_of
 from ..gate import Monitor
@@ -36,6 +38,12 @@ from ._progress import Progress
 from ._retry import backoff, is_transient
 
 HEALTH_CHECK_TRIALS = 10
+# A trial's checks (its evaluator, then the plugins' per-trial checks: contracts) get what is left of its
+# config.timeout, but at least this, so a trial whose agent finished just in time is not failed by its checks.
+CHECK_FLOOR_S = 1.0
+# The checks bound themselves (a regex's timeout, the contract interpreter's deadline) to that budget; the
+# engine abandons them this much later, so a bounded check reports its own reason before the hard limit hits.
+CHECK_GRACE_S = 1.0
 
 
 def trial_seed(seed: int, role: str, scenario: str, index: int) -> int:
@@ -118,6 +126,7 @@ class Engine:
         on_trial: Callable[[ScenarioState, TrialOutcome, Trace], None] | None = None,
         seed_role: str | None = None,
         may_start: Callable[[], bool] | None = None,
+        checks: Callable[[ScenarioState, int, Trace], None] | None = None,
     ) -> None:
         self.suite_name = suite_name
         self.adapter = adapter
@@ -135,10 +144,16 @@ class Engine:
         self.on_trial = on_trial
         # Asked before each trial starts; False holds new trials (the budget cap), in-flight ones finish.
         self.may_start = may_start or (lambda: True)
+        # Per-trial checks beyond the evaluator (the run's agentassay_trial_checks hook: contracts), run in the
+        # trial's check thread under its time limit.
+        self.checks = checks
         self._stop: str | None = None
         self.signals_held = False  # run_engine installed our SIGINT/SIGTERM handlers (see user_interrupts)
         self._ok = 0
         self._errored = 0
+        # Trials whose agent call completed but whose checks were abandoned at the time limit: errors, but no
+        # sign that the agent cannot be run (the health check counts them as run).
+        self._checks_abandoned: set[tuple[str, int]] = set()
         self._first_error: str | None = None
 
     # -- one trial -----------------------------------------------------------------------------
@@ -208,15 +223,26 @@ class Engine:
             adapter=self.adapter.name,
             timestamp=_now(),
         )
+        # Issue 22, defect 8: the checks run off the event loop, under what is left of the trial's time limit, so
+        # a check that never ends (a backtracking regex, a slow python check) costs this trial, never the run,
+        # and SIGINT / SIGTERM are still handled by the loop meanwhile.
+        limit = Deadline(max(self.settings.timeout - wall, CHECK_FLOOR_S))
         try:
-            if getattr(state.evaluator, "blocking", False):  # e.g. an LLM judge: off the event loop
-                from ..adapters._threads import call_in_thread
-
-                result = await call_in_thread(state.evaluator, state.scenario.input, trace)
-            else:
-                result = state.evaluator(state.scenario.input, trace)
+            result = await asyncio.wait_for(
+                call_in_thread(self._checks, state, index, trace, limit), limit.seconds + CHECK_GRACE_S
+            )
             passed: bool | None = result.passed
             failures = tuple(result.failures)
+        except asyncio.TimeoutError:
+            running = f" ({limit.doing} was running)" if limit.doing else ""
+            error = (
+                f"the checks did not finish within the trial's time limit: {limit.seconds:.3g} s left of "
+                f"config.timeout {self.settings.timeout:g} s{running}; they were abandoned"
+            )
+            if not trace.error:
+                self._checks_abandoned.add((state.scenario.name, index))
+            trace = replace(trace, error=f"{trace.error}; {error}" if trace.error else error)
+            passed, failures = False, (error,)
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # a broken user check fails the trial, loudly (sys.exit() in it too)
@@ -241,10 +267,19 @@ class Engine:
         )
         return state, outcome, trace
 
+    def _checks(self, state: ScenarioState, index: int, trace: Trace, limit: Deadline) -> Any:
+        """In the trial's check thread: the evaluator's verdict, then the per-trial checks, within ``limit``."""
+        with limit.active():
+            try:
+                return state.evaluator(state.scenario.input, trace)
+            finally:  # also when the evaluator raised: the contracts still judge the trace
+                if self.checks is not None:
+                    self.checks(state, index, trace)
+
     # -- bookkeeping ---------------------------------------------------------------------------
     def _record(self, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
         state.finished[outcome.index] = outcome
-        if outcome.error:
+        if outcome.error and (state.scenario.name, outcome.index) not in self._checks_abandoned:
             self._errored += 1
             self._first_error = self._first_error or outcome.error
         else:

@@ -265,10 +265,15 @@ class Run:
             full=self.options.full if name == "target" else False,
             on_trial=lambda st, outcome, trace: self._finished(phase, st, outcome, trace),
             may_start=lambda: self.held is None,
+            checks=lambda st, index, trace: self._checks(phase, st, index, trace),
         )
         if self.latch is not None and self.latch.name:
             engine.stop(self.latch.name)  # interrupted before this phase: it runs no trial, and says so
         return run_engine(engine, handle_signals=self.options.handle_signals)
+
+    def _checks(self, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:
+        """In the trial's check thread, under its time limit (runner/_engine.py): ``agentassay_trial_checks``."""
+        self.hooks.call("agentassay_trial_checks", run=self, phase=phase, state=state, index=index, trace=trace)
 
     def _finished(self, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
         self.hooks.call(

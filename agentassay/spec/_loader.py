@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from .._limits import compile_pattern, regex_error
 from ._model import (
     BUILTIN_PLUGIN_KEYS,
     CHECK_KINDS,
@@ -995,8 +996,8 @@ class _Parser:
         if kind == "regex":
             pattern = self.string(node, key, "a regular expression (string)", nonempty=True)
             try:
-                re.compile(pattern)
-            except re.error as e:
+                compile_pattern(pattern)  # the engine the checks match with (regex, V0: re's syntax)
+            except regex_error() as e:
                 where = f" at position {e.pos}" if e.pos is not None else ""
                 raise self.err(
                     node,

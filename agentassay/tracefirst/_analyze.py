@@ -12,12 +12,12 @@ baseline of a ``check``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .._limits import UserPattern, compile_pattern, regex_error
 from ..results import Results, ResultsError, load_results
 from ..spec import Suite
 from ..traces import Trace, TraceStore
@@ -34,10 +34,10 @@ class Rule:
     """How traces are matched to one scenario (``match:``); None fields are unused."""
 
     scenario: str
-    input: re.Pattern[str] | None = None
+    input: UserPattern | None = None
     attribute: str | None = None
     equals: Any = None
-    regex: re.Pattern[str] | None = None
+    regex: UserPattern | None = None
 
     def matches(self, text: str | None, attributes: dict[str, Any]) -> bool:
         if self.input is not None:
@@ -72,13 +72,13 @@ def rules_of(suite: Suite) -> dict[str, Rule | None]:
             if "input" in raw:
                 if set(raw) != {"input"}:
                     raise ext.error("`match: {input: REGEX}` takes no other key")
-                out[s.name] = Rule(s.name, input=re.compile(str(raw["input"])))
+                out[s.name] = Rule(s.name, input=compile_pattern(str(raw["input"])))
             elif "attribute" in raw:
                 if ("equals" in raw) == ("regex" in raw):
                     raise ext.error(
                         "`match: {attribute: KEY, ...}` needs exactly one of `equals:` and `regex:`"
                     )
-                rx = re.compile(str(raw["regex"])) if "regex" in raw else None
+                rx = compile_pattern(str(raw["regex"])) if "regex" in raw else None
                 out[s.name] = Rule(
                     s.name, attribute=str(raw["attribute"]), equals=raw.get("equals"), regex=rx
                 )
@@ -86,7 +86,7 @@ def rules_of(suite: Suite) -> dict[str, Rule | None]:
                 raise ext.error(
                     "`match:` needs `input:` (a regex on the trace's input) or `attribute:` (a span attribute)"
                 )
-        except re.error as exc:
+        except regex_error() as exc:
             raise ext.error(f"not a valid regular expression: {exc}") from None
     return out
 

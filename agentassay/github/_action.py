@@ -415,11 +415,10 @@ class Action:
         if path is None:
             return
         if failure is not None or self.outcome.results is None:
+            from ..boundary import redactor
             from ..reports import escape_markdown
 
-            text = f"## agentassay: error\n\n{escape_markdown(failure or 'no results')}\n"
-            for secret in self.secrets():
-                text = text.replace(secret, "***")
+            text = f"## agentassay: error\n\n{escape_markdown(redactor(self.secrets())(failure or 'no results'))}\n"
         else:
             text = self.render(comment=False)
         with contextlib.suppress(OSError), path.open("a", encoding="utf-8") as f:

@@ -103,7 +103,9 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
         )
     for note in [*results.notes, *warnings]:
         lines.append(f"note: {note}")
-    return "\n".join(lines)
+    from ..boundary import redactor  # defence: a results file made elsewhere may hold secrets
+
+    return redactor()("\n".join(lines))
 
 
 def _body(section: Section) -> list[str]:

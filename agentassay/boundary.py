@@ -76,9 +76,50 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("bearer-token", r"(?i:\bbearer\s+)(?P<s>[A-Za-z0-9._~+/-]{20,}=*)"),
     ("url-password", r"://[^/\s:@\"'<>]{1,256}:(?P<s>[^/\s@\"'<>]{3,256})@"),
 )
-_PATTERN = re.compile("|".join(f"(?P<k{i}>{p.replace('(?P<s>', f'(?P<s{i}>')})" for i, (_, p) in
-                               enumerate(PATTERNS)))
 _KINDS = [kind for kind, _ in PATTERNS]
+# Literals one of which a match must contain (case-sensitive, then on the lowered text). A pattern runs
+# only when one is in the text: ``in`` is a memchr scan, so 50 MB of ordinary output costs milliseconds,
+# where the full alternation tried at every position costs seconds.
+_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("PRIVATE KEY",), ()),
+    (("sk-ant-",), ()),
+    (("sk-",), ()),
+    (("k_live_", "k_test_"), ()),
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), ()),
+    (("glpat-",), ()),
+    (("AKIA", "ASIA", "ABIA", "ACCA", "A3T"), ()),
+    ((), ("secret",)),
+    (("AIza",), ()),
+    (("xox", "xapp-", "hooks.slack.com"), ()),
+    (("npm_",), ()),
+    (("pypi-",), ()),
+    (("hf_",), ()),
+    (("SG.",), ()),
+    (("eyJ",), ()),
+    ((), ("bearer",)),
+    (("://",), ()),
+)
+assert len(_ANCHORS) == len(PATTERNS)
+
+
+@lru_cache(maxsize=256)
+def _combined(which: tuple[int, ...]) -> re.Pattern[str]:
+    """One alternation of the patterns ``which`` (leftmost match wins, so overlapping formats never
+    both apply); group ``k<i>`` is pattern i, ``s<i>`` its secret part when it names one."""
+    return re.compile("|".join(f"(?P<k{i}>{PATTERNS[i][1].replace('(?P<s>', f'(?P<s{i}>')})" for i in which))
+
+
+def _patterns_for(text: str) -> re.Pattern[str] | None:
+    lowered: str | None = None
+    which = []
+    for i, (exact, folded) in enumerate(_ANCHORS):
+        if any(a in text for a in exact):
+            which.append(i)
+        elif folded:
+            lowered = text.lower() if lowered is None else lowered
+            if any(a in lowered for a in folded):
+                which.append(i)
+    return _combined(tuple(which)) if which else None
 
 
 def marker(kind: str) -> str:
@@ -161,8 +202,9 @@ class Redactor:
                 return marker(kind)
 
             text = self._values.sub(by_value, text)
-        if self.patterns and text:
-            text = _PATTERN.sub(lambda m: _by_pattern(m, found), text)
+        pattern = _patterns_for(text) if self.patterns and text else None
+        if pattern is not None:
+            text = pattern.sub(lambda m: _by_pattern(m, found), text)
         return text, found
 
 
@@ -293,6 +335,8 @@ def scrub(value: Any, red: Redactor | None = None, *, limit: int | None = None, 
 
 def _note(trace: Trace, tally: _Tally, key: str = "boundary") -> Trace:
     """Record in ``metadata.extra["boundary"]`` what was done to the trace's text (kept across passes)."""
+    if not (tally.repaired or tally.redacted or tally.cut):
+        return trace  # nothing changed: the trace stays as it was (imports pass through unchanged)
     done = dict(trace.metadata.extra.get(key) or {})
     if tally.repaired:
         done["repaired"] = int(done.get("repaired", 0)) + tally.repaired
@@ -303,7 +347,6 @@ def _note(trace: Trace, tally: _Tally, key: str = "boundary") -> Trace:
         done["redacted"] = red
     if tally.cut:
         done["cut"] = int(done.get("cut", 0)) + tally.cut
-    done.setdefault("cleaned", True)
     return replace(trace, metadata=replace(trace.metadata, extra={**trace.metadata.extra, key: done}))
 
 
@@ -345,18 +388,33 @@ def stored_json(trace: Trace, red: Redactor | None = None) -> tuple[str, str | N
     from .traces import Trace as _Trace
 
     data = trace.to_dict()
-    red = red or redactor()
+    tally = _Tally()
+    cleaned = scrub(data, red or redactor(), tally=tally, to_text=True)  # once: repair and redact
     limit = FIELD_LIMIT
     while True:
-        tally = _Tally()
-        cleaned = scrub(data, red, limit=limit, tally=tally, to_text=True)
-        total = _chars(cleaned)
-        if total <= TRACE_LIMIT or limit <= MIN_FIELD:
+        cuts = [0]
+        capped = _capped(cleaned, limit, cuts)
+        if limit <= MIN_FIELD or _chars(capped) <= TRACE_LIMIT:
             break
         limit = max(MIN_FIELD, limit // 2)
+    tally.cut = cuts[0]
     if tally.repaired or tally.redacted or tally.cut:
-        cleaned = _note(_Trace.from_dict(cleaned), tally).to_dict()
-    return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")), cleaned.get("error")
+        capped = _note(_Trace.from_dict(capped), tally).to_dict()
+    return json.dumps(capped, ensure_ascii=False, separators=(",", ":")), capped.get("error")
+
+
+def _capped(value: Any, limit: int, cuts: list[int]) -> Any:
+    """Every string of already cleaned JSON data bounded at ``limit`` (see :func:`bound`)."""
+    if isinstance(value, str):
+        if len(value) > limit:
+            cuts[0] += 1
+            return bound(value, limit)
+        return value
+    if isinstance(value, dict):
+        return {k: _capped(v, limit, cuts) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_capped(v, limit, cuts) for v in value]
+    return value
 
 
 def _chars(value: Any) -> int:

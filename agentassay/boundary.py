@@ -109,7 +109,18 @@ def _combined(which: tuple[int, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?P<k{i}>{PATTERNS[i][1].replace('(?P<s>', f'(?P<s{i}>')})" for i in which))
 
 
+# Short texts (most of a results file: names, reasons) take one regex search for any anchor instead of
+# seventeen scans; long ones the scans, which are faster per character than an alternation.
+_ANY_ANCHOR = re.compile(
+    "|".join(re.escape(a) for exact, _ in _ANCHORS for a in exact)
+    + "|(?i:" + "|".join(re.escape(a) for _, folded in _ANCHORS for a in folded) + ")"
+)
+_SHORT = 4096
+
+
 def _patterns_for(text: str) -> re.Pattern[str] | None:
+    if len(text) < _SHORT and _ANY_ANCHOR.search(text) is None:
+        return None
     lowered: str | None = None
     which = []
     for i, (exact, folded) in enumerate(_ANCHORS):

@@ -257,7 +257,7 @@ def test_a_lone_surrogate_in_one_output_keeps_deploy_and_every_stored_trial(tmp_
     with sqlite3.connect(tmp_path / "t.db") as db:
         rows = [json.loads(r[0]) for r in db.execute("SELECT trace FROM trials")]
     assert len(rows) == 40
-    repaired = [r for r in rows if r["metadata"]["extra"].get("boundary", {}).get("repaired")]
+    repaired = [r for r in rows if r["metadata"].get("extra", {}).get("boundary", {}).get("repaired")]
     assert len(repaired) == 1 and repaired[0]["output"] == "ok \ufffd"  # the trace notes the repair
 
 

@@ -331,10 +331,10 @@ def test_secrets_are_redacted_everywhere() -> None:
                              notes=(SECRET,))], notes=(f"note {SECRET}",))
     traces = traces_for(r, output=f"the key is {SECRET}", args={"key": SECRET})
     report = render_html(r, traces=traces, secrets=[SECRET])
-    assert SECRET not in report.html and "***" in report.html
+    assert SECRET not in report.html and "[redacted: secret]" in report.html
     # and in the sidecar, when there is one
     report = render_html(r, traces=traces, secrets=[SECRET], inline_limit=10)
-    assert report.sidecar is not None and SECRET not in report.sidecar and "***" in report.sidecar
+    assert report.sidecar is not None and SECRET not in report.sidecar and "[redacted: secret]" in report.sidecar
 
 
 # -- traces -----------------------------------------------------------------------------------------
@@ -457,7 +457,7 @@ def test_coverage_section_in_html_is_escaped_and_drawn() -> None:
     assert any(t.startswith("<script>alert(1)</script> <img src=x onerror=alert(1)> agent1 (agent") for t in tooltips)
     cs = customer_service()
     text = " ".join(el.text or "" for el in ElementTree.fromstring(coverage_svg(cs, secrets=["Seat Booking"])).iter())
-    assert "Seat Booking" not in text and "*** Agent" in text and "Triage Agent" in text
+    assert "Seat Booking" not in text and "[redacted: secret] Agent" in text and "Triage Agent" in text
     assert "✗ restricted call" in text and "web_search (hosted)" in text
 
 

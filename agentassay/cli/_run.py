@@ -38,8 +38,10 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
         except (SpecError, ResultsError, StoreError, ManifestError, PluginError) as exc:
             click.echo(f"error: {visible(str(exc), lines=True)}", err=True)  # may quote a scenario name
             return EXIT_USAGE
-        except AgentLoadError as exc:
-            click.echo(f"error: {visible(str(exc), lines=True)}", err=True)
+        except AgentLoadError as exc:  # quotes the agent's own exception, which may quote a secret
+            from ..boundary import redact
+
+            click.echo(f"error: {visible(redact(str(exc)), lines=True)}", err=True)
             return EXIT_AGENT
 
     return wrapper
@@ -73,7 +75,9 @@ def _emit(
             if not quiet:
                 click.echo(f"report written to {path}", err=True)
     if as_json:
-        click.echo(json.dumps(results.to_dict(), indent=1, default=str))
+        from ..boundary import FIELD_LIMIT, scrub
+
+        click.echo(json.dumps(scrub(results.to_dict(), limit=FIELD_LIMIT, to_text=True), indent=1))  # as -o writes
     elif not quiet:
         click.echo(render_table(results, plugins=plugins))
     if output is not None and not quiet:

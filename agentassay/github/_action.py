@@ -514,9 +514,10 @@ class Action:
                 self.warn(f"could not set the commit status: {exc}")
 
     def redact(self, text: str) -> str:
-        for secret in self.secrets():
-            text = text.replace(secret, "***")
-        return text
+        """The one redactor (agentassay/boundary.py) plus the Action's own secrets."""
+        from ..boundary import redactor
+
+        return redactor(self.secrets())(text)
 
     def render(self, *, comment: bool, error: str | None = None) -> str:
         """The comment or the job summary; the plugins that read the results add their sections (coverage gaps…).

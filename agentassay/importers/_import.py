@@ -51,8 +51,23 @@ def import_traces(
         raise results_error(p)
     counts = stats if stats is not None else ImportStats()
     if fmt == "agentassay-store":
-        return read_store(p, counts)
-    return _imported(p, fmt, counts)
+        return _cleaned(read_store(p, counts))
+    return _cleaned(_imported(p, fmt, counts))
+
+
+def _cleaned(items: Iterator[ImportedTrace]) -> Iterator[ImportedTrace]:
+    """Each imported trace through the boundary (agentassay/boundary.py), as a live trial's is: every string
+    repaired (a ``\\ud83d`` escape in the file is a lone surrogate once parsed) and redacted."""
+    from ..boundary import clean_trace, redactor, scrub
+
+    red = redactor()
+    for item in items:
+        yield ImportedTrace(
+            trace_id=scrub(item.trace_id, red),
+            trace=clean_trace(item.trace, red),
+            input=None if item.input is None else scrub(item.input, red),
+            attributes=scrub(item.attributes, red),
+        )
 
 
 def _imported(path: Path, fmt: str, stats: ImportStats) -> Iterator[ImportedTrace]:

@@ -20,7 +20,9 @@ from typing import Any
 from ._model import TraceImportError
 
 _BATCH = 1024
-_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+# ASCII: a "\ud83d" escape in the file parses to a lone surrogate, which SQLite cannot encode as UTF-8;
+# escaped it round-trips, and the boundary (agentassay/boundary.py) repairs it when the trace is built.
+_DUMPS = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str).encode
 _LOADS = json.loads
 
 SPAN = 0

@@ -994,8 +994,8 @@ def render_html(
     The decision first, then one row per scenario (pass counts, rates and 95% Wilson intervals,
     trials, behaviour), the pass-rate chart, the cost, the plugins' sections (``plugins``: default,
     the installed ones), each scenario's details with its sequential path and fingerprint shifts,
-    the trace viewer (``traces``: by scenario, e.g. :func:`load_traces`), the run. ``secrets`` are
-    shown as ``***``. When the trace viewer is longer than ``inline_limit`` characters it goes to
+    the trace viewer (``traces``: by scenario, e.g. :func:`load_traces`), the run. Every text is
+    redacted (agentassay/boundary.py), ``secrets`` too. When the trace viewer is longer than ``inline_limit`` characters it goes to
     :attr:`HtmlReport.sidecar` and the page links to it at ``sidecar_href`` (a relative path,
     percent-encoded in the link; a scheme, host, query or ``..`` raises ``ValueError``).
     """

@@ -302,22 +302,15 @@ def _suite_properties(results: Results) -> list[tuple[str, Any]]:
     return props
 
 
-def _unchanged(value: str) -> str:
-    return value
-
-
 def render_junit(results: Results, *, secrets: Sequence[str] = ()) -> str:
     """The results file as one Surefire ``<testsuite>`` document (UTF-8 text, trailing newline).
 
-    ``secrets``: values replaced by ``***`` wherever they appear (as in the PR comment and HTML
-    report; :func:`agentassay.reports.secret_values` lists the environment's).
+    Every text is redacted (agentassay/boundary.py: the environment's secrets, token formats) and so
+    are ``secrets``, extra values to hide (as in the PR comment and HTML report).
     """
-    redact = _unchanged
-    if secrets:
-        from ._markdown import _redactor
+    from ._markdown import _redactor
 
-        redact = _redactor(secrets)
-    text = _Text(redact)
+    text = _Text(_redactor(secrets))
     name = text.line(results.suite.get("name") or "agentassay") or "agentassay"
     verdicts = [s.verdict.verdict for s in results.scenarios]
     root = ET.Element(

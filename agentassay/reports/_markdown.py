@@ -14,7 +14,6 @@ counted in the text. The marker and the decision line are never dropped.
 
 from __future__ import annotations
 
-import os
 import re
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
@@ -48,8 +47,6 @@ COMMENT_LIMIT = 65536  # GitHub's limit on an issue or pull-request comment body
 SUMMARY_LIMIT = 1_000_000  # GitHub's limit on one step's $GITHUB_STEP_SUMMARY is 1 MiB
 MODES = ("check", "record-only")
 
-_SECRET_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL", re.IGNORECASE)
-_MIN_SECRET = 8  # shorter values are too likely to be ordinary words that redaction would mangle
 _KEY_CHARS = re.compile(r"[^A-Za-z0-9._:/-]+")
 
 # One pass of str.translate escapes every character that could start Markdown or HTML syntax in
@@ -117,30 +114,25 @@ def escape_markdown_cell(text: str, width: int | None = None) -> str:
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of secret-looking variables (name has TOKEN, SECRET, KEY, PASSWORD or CREDENTIAL), longest first.
+    """Values of secret-looking variables (:func:`agentassay.boundary.secret_env`'s rule), longest first.
 
     Actions hands its inputs over as ``INPUT_GITHUB-TOKEN`` and the like, so those are caught too.
     ``environ`` defaults to ``os.environ``.
     """
-    env = os.environ if environ is None else environ
-    found = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET}
-    return sorted(found, key=lambda v: (-len(v), v))
+    from ..boundary import secret_env
+
+    return sorted(secret_env(environ), key=lambda v: (-len(v), v))
 
 
 def _redactor(secrets: Sequence[str]) -> Callable[[str], str]:
-    """Replace each secret with ``***``; a multi-line secret (a PEM key) also line by line."""
-    items = {s for s in secrets if s}
-    items |= {
-        line.strip()
-        for s in items
-        if "\n" in s
-        for line in s.splitlines()
-        if len(line.strip()) >= _MIN_SECRET
-    }
-    if not items:
-        return lambda text: text
-    pattern = re.compile("|".join(re.escape(s) for s in sorted(items, key=len, reverse=True)))
-    return lambda text: pattern.sub("***", text)
+    """The one redactor (agentassay/boundary.py): the environment's secrets, token formats, and ``secrets``.
+
+    Every renderer redacts again as defence: a results file or trace store made elsewhere (another
+    version, a hand-edited file) may hold what the boundary would have removed.
+    """
+    from ..boundary import redactor
+
+    return redactor(secrets)
 
 
 @dataclass(frozen=True)
@@ -637,8 +629,8 @@ def render_pr_comment(
 
     ``results`` None: the run produced no results file (``warnings`` say why). ``mode``
     "record-only": there is no baseline yet, the run was recorded only. ``warnings`` and
-    ``baseline_info`` come from the workflow; ``secrets`` (see :func:`secret_values`) are shown as
-    ``***``. The sections after the table (coverage gaps, the proxy's cost, a third-party plugin's)
+    ``baseline_info`` come from the workflow; every text is redacted (agentassay/boundary.py) and so are
+    ``secrets`` (see :func:`secret_values`). The sections after the table (coverage gaps, the proxy's cost, a third-party plugin's)
     come from the plugins that read ``results`` (``plugins``: default, the installed ones), unless
     ``sections`` are given. ``coverage`` — ``{"summary": str, "gaps": [str], "mermaid": str | None}``
     with an optional ``"legend": str`` (see :func:`agentassay.reports.coverage_section`, whose escaped

@@ -103,9 +103,11 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
             f"cost: ${total['usd']:.4f}{extra_cost(sections, TERMINAL.usd)} at the configured prices"
         )
     for note in [*results.notes, *warnings]:
-        lines.append(f"note: {visible(note)}")
-    # Last, line by line: whatever a section or a plugin added reaches the terminal escaped too.
-    return "\n".join(visible(line) for line in "\n".join(lines).split("\n"))
+        lines.append(f"note: {note}")
+    from ..boundary import redactor  # defence: a results file made elsewhere may hold secrets
+
+    # Last, line by line: whatever a section or a plugin added reaches the terminal redacted and escaped.
+    return "\n".join(visible(line) for line in redactor()("\n".join(lines)).split("\n"))
 
 
 def _body(section: Section) -> list[str]:

@@ -315,8 +315,11 @@ class Results:
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.")
+        from ..boundary import FIELD_LIMIT, scrub
+
+        data = scrub(self.to_dict(), limit=FIELD_LIMIT, to_text=True)  # the boundary again, and capped
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(_json_text(self.to_dict()))
+            f.write(_json_text(data))
         os.replace(tmp, p)
         return p
 
@@ -416,4 +419,8 @@ def load_results(path: str | Path) -> Results:
             f"{p}:{exc.lineno}: not valid JSON ({exc.msg}); the file may be truncated. Record it again with "
             "`agentassay run SUITE -o FILE`."
         ) from exc
-    return Results.from_dict(data, source=str(p))
+    from ..boundary import scrub
+
+    # A file made elsewhere passes the boundary as it is read: repaired (no lone surrogates from
+    # "\ud83d" escapes) and redacted, so no report or comment made from it can leak what it holds.
+    return Results.from_dict(scrub(data), source=str(p))

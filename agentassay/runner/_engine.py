@@ -27,6 +27,7 @@ from ..adapters import AgentAdapter, AgentRunError
 from ..adapters._base import UserExit
 from ..adapters._base import describe_exception as _describe
 from ..adapters._threads import call_in_thread
+from ..boundary import clean_trace, scrub_text
 from ..evaluators import Evaluator
 from ..fingerprints import fingerprint_of
 from ..gate import Monitor
@@ -212,6 +213,9 @@ class Engine:
         start = time.perf_counter()
         trace, attempts = await self._attempt(state, index, seed)
         wall = time.perf_counter() - start
+        # The boundary (agentassay/boundary.py): from here on, checks, hooks, the store and the results
+        # see the agent's text repaired (no lone surrogates) and redacted (no secrets), uncapped.
+        trace = clean_trace(trace)
         cost = trace.cost if trace.cost.latency_s else replace(trace.cost, latency_s=wall)
         if cost.usd is None and self.settings.prices:
             cost = replace(cost, usd=price_usd(cost, trace.metadata.model, self.settings.prices))
@@ -249,6 +253,7 @@ class Engine:
             if not isinstance(exc, Exception) and not self.user_interrupts(exc):
                 raise
             passed, failures = False, (f"evaluator raised {_describe(exc)}",)
+        failures = tuple(scrub_text(str(f)) for f in failures)  # a check's message may quote anything
         if trace.error and self.settings.errors == "exclude":
             passed = None
         fingerprint = fingerprint_of(trace)

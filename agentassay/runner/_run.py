@@ -153,6 +153,7 @@ class Run:
         self.sections: dict[str, Any] = {}  # results-file sections, by key
         self.scratch: dict[str, Any] = {}  # a plugin's own state for this run, by plugin name
         self.notes: list[str] = []
+        self.boundary: dict[str, int] = {}  # trials whose text was repaired / redacted (agentassay/boundary.py)
         self.interrupted: str | None = None  # "SIGINT" / "SIGTERM"
         self.aborted: str | None = None  # why the run was abandoned (the agent could not be run)
         self.held: str | None = None  # why no new trial may start (the budget)
@@ -276,6 +277,10 @@ class Run:
         self.hooks.call("agentassay_trial_checks", run=self, phase=phase, state=state, index=index, trace=trace)
 
     def _finished(self, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
+        done = trace.metadata.extra.get("boundary") or {}
+        for key in ("repaired", "redacted"):
+            if done.get(key):
+                self.boundary[key] = self.boundary.get(key, 0) + 1
         self.hooks.call(
             "agentassay_trial_finished", run=self, phase=phase, state=state, outcome=outcome, trace=trace
         )
@@ -332,6 +337,16 @@ class Run:
             core.append(f"interrupted by {self.interrupted}: results cover the trials finished before it")
         if self.aborted:
             core.append(self.aborted)
+        if self.boundary.get("repaired"):
+            core.append(
+                f"{self.boundary['repaired']} trials' text held invalid characters (lone surrogates), replaced "
+                "by U+FFFD as recorded"
+            )
+        if self.boundary.get("redacted"):
+            core.append(
+                f"{self.boundary['redacted']} trials' text held secrets (environment values or token formats), "
+                "replaced by [redacted: …] before the checks and the artifacts (docs/suite.md, Redaction)"
+            )
         self.notes[mark:mark] = core
         if self.baseline is not None:
             from ..results import baseline_notes

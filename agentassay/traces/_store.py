@@ -131,7 +131,14 @@ class TraceStore:
         passed: bool | None = None,
         fingerprint: dict[str, float] | None = None,
     ) -> int:
-        """Commit one finished trial immediately (autocommit): a crash after this keeps it."""
+        """Commit one finished trial immediately (autocommit): a crash after this keeps it.
+
+        What is written passes the boundary again (agentassay/boundary.py): every string repaired and
+        redacted, each field capped at 64 KiB and the trace at 1 MiB, the cut noted in the text.
+        """
+        from ..boundary import scrub_text, stored_json
+
+        text, error = stored_json(trace)
         cur = self._db.execute(
             "INSERT INTO trials (run_id, suite, scenario, agent_version, trial, input, passed, error,"
             " recorded_at, trace, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -141,11 +148,11 @@ class TraceStore:
                 scenario,
                 agent_version,
                 trial,
-                input,
+                None if input is None else scrub_text(input),
                 None if passed is None else int(passed),
-                trace.error,
+                error,
                 _now(),
-                trace.to_json(),
+                text,
                 None if fingerprint is None else json.dumps(fingerprint),
             ),
         )

@@ -402,18 +402,15 @@ def _json_text(data: dict[str, Any]) -> str:
 
 
 def load_results(path: str | Path) -> Results:
+    """Read and validate a results file (untrusted input: docs/runner.md, "Validation on load").
+
+    Raises ResultsError (exit 3) naming the file, the JSON path at fault and the fix: over the size
+    bound (checked before reading), not UTF-8 JSON, nested too deep, a field of the wrong type or out of
+    its bounds, a non-finite number, an unknown ``kind``, counts that disagree with the trial records.
+    """
+    from ._validate import read_json, validate
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ResultsError(f"{p}: no such results file; record one with `agentassay run SUITE -o {p}`") from None
-    except OSError as exc:
-        raise ResultsError(f"{p}: cannot read results file ({exc.strerror})") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(
-            f"{p}:{exc.lineno}: not valid JSON ({exc.msg}); the file may be truncated. Record it again with "
-            "`agentassay run SUITE -o FILE`."
-        ) from exc
+    data = read_json(p)
+    validate(data, str(p))
     return Results.from_dict(data, source=str(p))

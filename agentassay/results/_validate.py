@@ -58,6 +58,10 @@ def max_bytes() -> int:
     return int(mb * 1024 * 1024)
 
 
+def _size(n: int) -> str:
+    return f"{n / 2**20:,.1f} MB" if n >= 2**20 else f"{n:,} bytes"
+
+
 def read_json(path: Path) -> Any:
     """The file's JSON value, read within the size bound; ResultsError names the file, line and fix."""
     limit = max_bytes()
@@ -72,9 +76,9 @@ def read_json(path: Path) -> Any:
     except OSError as exc:
         raise ResultsError(f"{path}: cannot read results file ({exc.strerror or exc})") from exc
     if size > limit or len(raw) > limit:
-        shown = f"{size / 1e6:.0f} MB" if size > limit else f"more than {limit / 1e6:.0f} MB"
+        shown = _size(size) if size > limit else f"more than {_size(limit)}"
         raise ResultsError(
-            f"{path}: {shown}, over the {limit >> 20} MB bound on a results file (checked before reading). A "
+            f"{path}: {shown}, over the {_size(limit)} bound on a results file (checked before reading). A "
             f"real one is about 40 kB per 100 trials; if this suite's really is larger, raise the bound with "
             f"{MAX_MB_ENV}=N. {FIX}"
         )

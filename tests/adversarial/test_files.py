@@ -352,3 +352,24 @@ def test_a_disk_that_fills_during_the_run_prints_the_results_to_stdout(tmp_path:
     assert [len(s["trials"]) for s in data["scenarios"]] == [150, 150]
     assert not list((tmp_path / "out").iterdir()), "no 0-byte temp file is left beside the target"
     assert not list(keep.iterdir())
+
+
+def test_the_shipped_schema_is_json_schema_and_jsonschema_agrees(base: dict[str, Any]) -> None:
+    """The compiled checks (results/_validate.py) and jsonschema itself give the same answer on every case whose
+    problem is the schema's (jsonschema has no notion of a finite number, so the NaN case is the compiler's)."""
+    import jsonschema
+
+    from agentassay.results._validate import _check, schema
+
+    cls = jsonschema.validators.validator_for(schema())
+    cls.check_schema(schema())
+    reference = cls(schema())
+    assert reference.is_valid(base) and _check()(base) is None
+    for case, make, _ in RESULTS:
+        try:
+            data = json.loads(make(base))
+        except (ValueError, RecursionError):
+            continue  # refused before the schema: not UTF-8, too deep, too many digits
+        if case in ("a NaN latency", "nested 100 deep (parses)") or case.startswith(("passes more", "decision counts")):
+            continue  # the depth bound, finiteness and consistency are checked outside the schema
+        assert not reference.is_valid(data) and _check()(data) is not None, case

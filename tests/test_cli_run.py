@@ -103,7 +103,7 @@ def test_malformed_and_missing_baseline(tmp_path: Path, capsys: pytest.CaptureFi
     assert code == 3 and "not valid JSON" in err and str(broken) in err
     broken.write_text('{"schema": "agentassay.results/1", "suite": {}, "scenarios": []}')
     code, _, err = run_cli(["check", str(suite), "--baseline", str(broken), "--no-store", "-q"], capsys)
-    assert code == 3 and "malformed field" in err and "decision" in err
+    assert code == 3 and "decision: missing" in err  # the JSON path (issue 22, defect 9)
     broken.write_text('{"hello": 1}')
     code, _, err = run_cli(["compare", str(broken), str(broken)], capsys)
     assert code == 3 and "'schema'" in err

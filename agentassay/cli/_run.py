@@ -66,8 +66,16 @@ def _emit(
     from ..reports import render_table
 
     results = report.results
+    lost: str | None = None  # -o failed after the run: where the results were kept instead
     if output is not None:
-        results.save(output)
+        try:
+            results.save(output)
+        except OSError as exc:
+            from ..results import keep_elsewhere
+
+            kept, lost = keep_elsewhere(results, output, exc)
+            if kept is None and not as_json:  # --json prints it below anyway
+                click.echo(json.dumps(results.to_dict(), indent=1, default=str))
     if html is not None or junit is not None:
         from ..reports._files import write_report_files
 
@@ -80,7 +88,7 @@ def _emit(
         click.echo(json.dumps(scrub(results.to_dict(), limit=FIELD_LIMIT, to_text=True), indent=1))  # as -o writes
     elif not quiet:
         click.echo(render_table(results, plugins=plugins))
-    if output is not None and not quiet:
+    if output is not None and not quiet and lost is None:
         click.echo(f"results written to {output}", err=True)
     if report.aborted:
         click.echo(f"error: {report.aborted}", err=True)
@@ -89,6 +97,11 @@ def _emit(
         click.echo(f"interrupted by {report.interrupted} before the first trial: nothing ran{kept}", err=True)
     elif report.interrupted:
         click.echo(f"interrupted by {report.interrupted}: results so far were kept", err=True)
+    if lost is not None:
+        # Exit 3, not the verdict's code: a job that goes on to read -o would not find it (docs/cli.md).
+        decision = results.decision.decision.value.upper()
+        click.echo(f"error: {lost}. The run's decision was {decision} (exit code {int(report.exit_code)}).", err=True)
+        return EXIT_USAGE
     return int(report.exit_code)
 
 
@@ -247,6 +260,10 @@ def _execute(
         from ..runner._run import suite_info
 
         _same_suite([s.name for s in suite.scenarios], suite_info(suite), baseline, baseline_path)
+    if opts["output"] is not None:
+        from ..results import check_writable
+
+        check_writable(opts["output"])  # before the first trial: an unwritable -o would lose the verdict
     prior = load_results(warm_start) if warm_start is not None else None
     previous = load_results(pool) if pool is not None else None
     if previous is not None and pool is not None:

@@ -624,7 +624,7 @@ class Action:
             return None
         try:
             info = json.loads(files[0].read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # a fork's file: nested too deep is "not valid" too
             self.warn(f"{files[0]} is not valid JSON; no PR to comment on")
             return None
         run = self.ctx.event.get("workflow_run") or {}

@@ -23,13 +23,13 @@ per-call usage below it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..traces import Action, Cost, Step, Trace, TraceMetadata
+from ._json import loads_embedded
 
 AGENT = "agent"
 TOOL = "tool"
@@ -88,7 +88,7 @@ def parse_arguments(raw: Any) -> Any:
     if not isinstance(raw, str):
         return raw
     try:
-        return json.loads(raw) if raw.strip() else {}
+        return loads_embedded(raw) if raw.strip() else {}
     except ValueError:
         return raw
 

@@ -45,7 +45,7 @@ def detect_format(path: str | Path) -> str:
         raise TraceImportError(f"{p}, line 1: not JSON (starts with {text[:24]!r}); {KNOWN}")
     try:
         first, _ = json.JSONDecoder().raw_decode(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep; the reader reports where
         first = None  # larger than the head (a big document): judge by its first key
     kind = _classify(first) if first is not None else _classify_head(text)
     if kind == "otlp":

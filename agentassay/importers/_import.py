@@ -28,6 +28,10 @@ _READERS: dict[str, Callable[[JsonScanner, Staging, ImportStats], None]] = {
     "sdk": _sdk.read,
 }
 NO_CONTENT = "no agent, tool or model span in its trace"
+TOO_DEEP_FIX = (
+    "Telemetry nests a few levels; export the traces again without the offending attribute (or drop that "
+    "span), see docs/trace-first.md, \"Limits\""
+)
 
 
 def import_traces(
@@ -75,11 +79,19 @@ def _imported(path: Path, fmt: str, stats: ImportStats) -> Iterator[ImportedTrac
     try:
         try:
             with path.open(encoding="utf-8-sig", newline="") as fp:
-                _READERS[_FAMILY[fmt]](JsonScanner(fp, str(path)), staging, stats)
+                scanner = JsonScanner(fp, str(path))
+                _READERS[_FAMILY[fmt]](scanner, staging, stats)
         except OSError as exc:
             raise TraceImportError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        except _otlp.ValueTooDeep as exc:
+            raise scanner.error(f"{exc}. {TOO_DEEP_FIX}") from None
+        except RecursionError:  # the safety net under the explicit bounds: never a traceback
+            raise scanner.error(f"nested too deep to read. {TOO_DEEP_FIX}") from None
         for trace_id, rows in staging.traces():
-            item = _one(trace_id, rows, fmt, staging, stats)
+            try:
+                item = _one(trace_id, rows, fmt, staging, stats)
+            except RecursionError:
+                raise TraceImportError(f"{path}: trace {trace_id!r}: nested too deep to read. {TOO_DEEP_FIX}") from None
             if item is not None:
                 stats.traces += 1
                 yield item

@@ -26,6 +26,38 @@ _NON_WS = re.compile(r"[^ \t\r\n]")
 MAX_VALUE_CHARS = 256 * 1024 * 1024
 
 
+#: Deepest JSON embedded in a string attribute (message content, tool arguments) that is decoded;
+#: deeper text stays text, as any other string that is not JSON does.
+MAX_EMBEDDED_DEPTH = 64
+
+
+def loads_embedded(text: str) -> Any:
+    """``json.loads`` for JSON inside a string attribute: ValueError (the caller keeps the text) when it is not
+    JSON, has a number of more than 4,300 digits, or nests deeper than ``MAX_EMBEDDED_DEPTH``."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+    if not nested_within(value, MAX_EMBEDDED_DEPTH):
+        raise ValueError("nested too deep")
+    return value
+
+
+def nested_within(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests at most ``limit`` containers deep (iterative: no recursion limit)."""
+    stack = [(value, 0)]
+    while stack:
+        obj, depth = stack.pop()
+        if type(obj) is dict:
+            obj = list(obj.values())
+        elif type(obj) is not list:
+            continue
+        if depth >= limit:
+            return False
+        stack.extend((v, depth + 1) for v in obj if type(v) is dict or type(v) is list)
+    return True
+
+
 class JsonScanner:
     """Step through JSON text read from ``fp`` in chunks.
 
@@ -74,6 +106,15 @@ class JsonScanner:
         at = self._pos if at is None else at
         line = self._lines + self._buf.count("\n", 0, at) + 1
         return f"line {line}, offset {self._base + at}"
+
+    def _unreadable(self, exc: Exception) -> TraceImportError:
+        """What the C decoder refuses that is not a syntax error: nesting deeper than the stack allows, or an
+        integer of more than 4,300 digits (Python's int_max_str_digits). Neither is telemetry."""
+        if isinstance(exc, RecursionError):
+            what = "JSON nested too deep to read (telemetry nests a few levels)"
+        else:
+            what = "a number with more than 4,300 digits (no trace field holds one)"
+        return self.error(f"{what}; export the traces again, or drop the span that holds it")
 
     def error(self, message: str, at: int | None = None) -> TraceImportError:
         return TraceImportError(f"{self._name}, {self.where(at)}: {message}")
@@ -124,6 +165,8 @@ class JsonScanner:
             obj, used = self._decode(self._buf[self._pos : end])
         except json.JSONDecodeError:
             return False, None  # pretty-printed, or invalid: the streaming path reports where
+        except (RecursionError, ValueError) as exc:
+            raise self._unreadable(exc) from None
         self._pos += used
         return True, obj
 
@@ -144,7 +187,9 @@ class JsonScanner:
             # path that reads more decodes again before using one.
             try:
                 obj, end = self._decode(self._buf, self._pos)
-            except json.JSONDecodeError as exc:
+            except (RecursionError, ValueError) as exc:
+                if not isinstance(exc, json.JSONDecodeError):
+                    raise self._unreadable(exc) from None
                 if self._eof:
                     raise self.error(f"not valid JSON: {exc.msg}", exc.pos) from None
                 pending = len(self._buf) - self._pos

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._build import AGENT, HANDOFF, LLM, MISSING, OTHER, TOOL, Node, link_tool_calls, parse_arguments
-from ._json import JsonScanner
+from ._json import MAX_EMBEDDED_DEPTH, JsonScanner, loads_embedded, nested_within
 from ._model import ImportStats
 from ._staging import Staging
 
@@ -50,7 +50,17 @@ _STATUS_ERROR = {2, "2", "STATUS_CODE_ERROR", "ERROR"}
 
 
 # -- AnyValue ------------------------------------------------------------------------------------
-def any_value(v: Any) -> Any:
+#: Deepest ``arrayValue`` / ``kvlistValue`` nesting read from an attribute. Real telemetry nests a few
+#: levels; a file nested thousands deep would exhaust the stack of this recursive reader (and of every
+#: later reader), so it is refused at the attribute (docs/trace-first.md, "Limits").
+MAX_VALUE_DEPTH = 32
+
+
+class ValueTooDeep(ValueError):
+    """An AnyValue nested deeper than ``MAX_VALUE_DEPTH``; the message names the attribute."""
+
+
+def any_value(v: Any, depth: int = 0) -> Any:
     """An OTLP ``AnyValue`` as plain data (a value that is not one is returned as it is)."""
     if type(v) is not dict:
         return v
@@ -69,23 +79,41 @@ def any_value(v: Any) -> Any:
             return v["doubleValue"]
     if "boolValue" in v:
         return bool(v["boolValue"])
-    if "arrayValue" in v:
-        values = v["arrayValue"].get("values") if isinstance(v["arrayValue"], dict) else None
-        return [any_value(x) for x in values] if isinstance(values, list) else []
-    if "kvlistValue" in v:
-        return attributes(v["kvlistValue"].get("values") if isinstance(v["kvlistValue"], dict) else None)
+    if "arrayValue" in v or "kvlistValue" in v:
+        if depth >= MAX_VALUE_DEPTH:
+            raise ValueTooDeep(f"nested more than {MAX_VALUE_DEPTH} levels deep (arrayValue / kvlistValue)")
+        if "arrayValue" in v:
+            values = v["arrayValue"].get("values") if isinstance(v["arrayValue"], dict) else None
+            return [any_value(x, depth + 1) for x in values] if isinstance(values, list) else []
+        return attributes(v["kvlistValue"].get("values") if isinstance(v["kvlistValue"], dict) else None, depth + 1)
     if "bytesValue" in v:
         return v["bytesValue"]
     return None
 
 
-def attributes(kvs: Any) -> dict[str, Any]:
+def attributes(kvs: Any, depth: int = 0) -> dict[str, Any]:
     """``[{key, value: AnyValue}]`` as a dict."""
     if not isinstance(kvs, list):
         return {}
-    return {
-        kv["key"]: any_value(kv.get("value")) for kv in kvs if type(kv) is dict and type(kv.get("key")) is str
-    }
+    try:
+        return {
+            kv["key"]: any_value(kv.get("value"), depth)
+            for kv in kvs
+            if type(kv) is dict and type(kv.get("key")) is str
+        }
+    except ValueTooDeep as exc:
+        if depth:
+            raise
+        key = next((kv["key"] for kv in kvs if type(kv) is dict and _too_deep(kv.get("value"))), "?")
+        raise ValueTooDeep(f"attribute {key!r}: {exc}") from None
+
+
+def _too_deep(v: Any) -> bool:
+    try:
+        any_value(v)
+    except ValueTooDeep:
+        return True
+    return False
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -211,12 +239,15 @@ def stage_span(obj: Any, rid: int | None, staging: Staging, stats: ImportStats) 
         rec["s"] = start
     if end is not None:
         rec["e"] = end
-    attrs = attributes(obj.get("attributes"))
+    try:
+        attrs = attributes(obj.get("attributes"))
+        events = obj.get("events")
+        if isinstance(events, list) and events:
+            rec["ev"] = [[ev.get("name"), attributes(ev.get("attributes"))] for ev in events if type(ev) is dict]
+    except ValueTooDeep as exc:
+        raise ValueTooDeep(f"span {sid!r} ({obj.get('name')!r}): {exc}") from None
     if attrs:
         rec["a"] = attrs
-    events = obj.get("events")
-    if isinstance(events, list) and events:
-        rec["ev"] = [[ev.get("name"), attributes(ev.get("attributes"))] for ev in events if type(ev) is dict]
     status = obj.get("status")
     if isinstance(status, dict):
         code = status.get("code")
@@ -536,7 +567,7 @@ def _loads(value: Any) -> Any:
     """A JSON string decoded (structured values pass through; non-JSON text stays text)."""
     if isinstance(value, str) and value[:1] in ("[", "{"):
         try:
-            return json.loads(value)
+            return loads_embedded(value)
         except ValueError:
             return value
     return value
@@ -551,14 +582,17 @@ def _loose(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        return loads_embedded(value)
     except ValueError:
         pass
     if len(value) < 1_000_000:
         try:
-            return ast.literal_eval(value)
+            literal = ast.literal_eval(value)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             pass
+        else:
+            if nested_within(literal, MAX_EMBEDDED_DEPTH):
+                return literal
     return value
 
 

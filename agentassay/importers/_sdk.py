@@ -11,14 +11,13 @@ error text, which the SDK redacts in spans, and the wording of run errors).
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
 
 from ._build import AGENT, HANDOFF, LLM, MISSING, OTHER, TOOL, Node, parse_arguments
-from ._json import JsonScanner
+from ._json import JsonScanner, loads_embedded
 from ._model import ImportStats
 from ._staging import SPAN, TRACE_RECORD, Staging
 
@@ -181,7 +180,7 @@ def _structured_outputs(nodes: list[Node]) -> None:
         output_type = p.attrs.get("output_type") if p is not None else None
         if output_type not in (None, "str"):
             with contextlib.suppress(ValueError):
-                n.text = json.loads(n.text)
+                n.text = loads_embedded(n.text)
 
 
 def _generation_output(output: Any) -> tuple[Any, list[tuple[str | None, str | None, Any]]]:

@@ -10,6 +10,8 @@ from ._model import (
     ResultsError,
     ScenarioResult,
     TrialOutcome,
+    check_writable,
+    keep_elsewhere,
     load_results,
 )
 from ._more import more_trials, more_trials_text, with_more_trials
@@ -26,7 +28,9 @@ __all__ = [
     "alerts_of",
     "baseline_notes",
     "change_alerts",
+    "check_writable",
     "compare_results",
+    "keep_elsewhere",
     "load_results",
     "merge_results",
     "more_trials",

@@ -8,6 +8,7 @@ file, the field and the fix on error.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -311,16 +312,15 @@ class Results:
         }
 
     def save(self, path: str | Path) -> Path:
-        """Write atomically (temp file + rename): a reader never sees half a file."""
+        """Write atomically (temp file + rename): a reader never sees half a file, and a write that fails
+        (read-only or full filesystem) leaves no temp file behind; the OSError is the caller's to report
+        (``cli/_run.py`` keeps the results elsewhere and says where)."""
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.")
         from ..boundary import FIELD_LIMIT, scrub
 
         data = scrub(self.to_dict(), limit=FIELD_LIMIT, to_text=True)  # the boundary again, and capped
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(_json_text(data))
-        os.replace(tmp, p)
+        _write_atomic(p, _json_text(data))
         return p
 
     @classmethod
@@ -385,6 +385,81 @@ class Results:
             ) from exc
 
 
+def _write_atomic(p: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+#: What the writability probe writes (and removes) before the first trial: enough to meet a full disk.
+_PROBE_BYTES = 64 * 1024
+
+
+def check_writable(path: str | Path, option: str = "-o") -> None:
+    """Before the first trial: a results file that cannot be written would lose the run's verdict.
+
+    Creates the folder, writes and syncs a 64 kB probe beside the target and removes it, so a read-only
+    folder, a path under a file, a full filesystem or a file-size limit is exit 3 before anything is spent.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise ResultsError(f"{p}: {option} names a directory; give a file in it, e.g. `{option} {p / 'results.json'}`")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.probe.")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(b"\0" * _PROBE_BYTES)
+                f.flush()
+                os.fsync(f.fileno())
+        finally:
+            os.unlink(tmp)
+    except OSError as exc:
+        raise ResultsError(
+            f"{p}: cannot write the results file there ({_why(p, exc)}); no trial was run. Pass "
+            f"`{option} FILE` in a writable folder with free space, or fix the permissions of {p.parent}."
+        ) from None
+
+
+def _why(p: Path, exc: OSError) -> str:
+    """The OS's reason, or the plainer one when a folder on the way is a file ("File exists" says little)."""
+    for folder in reversed(p.parents):
+        if folder.exists() and not folder.is_dir():
+            return f"{folder} is a file, not a folder"
+    return exc.strerror or str(exc)
+
+
+def keep_elsewhere(results: Results, path: Path, exc: OSError) -> tuple[Path | None, str]:
+    """``-o`` failed after the run (the folder went read-only, the disk filled): keep the results in a temp
+    file and return it with the message saying where; (None, message) when even that fails — the caller
+    then prints the results file to stdout, the last place left."""
+    text = _json_text(results.to_dict())
+    why = _why(path, exc)
+    fd, tmp = -1, ""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f"agentassay-{path.stem}-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as second:
+        with contextlib.suppress(OSError):
+            if tmp:
+                os.unlink(tmp)
+        return None, (
+            f"cannot write the results file {path} ({why}), nor a temporary file ({second.strerror or second}); "
+            "the results file is printed to stdout below: save it and move it to where it belongs"
+        )
+    return Path(tmp), (
+        f"cannot write the results file {path} ({why}); the results were kept in {tmp}: move it where it belongs "
+        f"(`mv {tmp} {path}`) once {path.parent} is writable and has space"
+    )
+
+
 def _json_text(data: dict[str, Any]) -> str:
     """One top-level field per line and one scenario per line, each line by the C encoder.
 
@@ -405,20 +480,17 @@ def _json_text(data: dict[str, Any]) -> str:
 
 
 def load_results(path: str | Path) -> Results:
+    """Read and validate a results file (untrusted input: docs/runner.md, "Validation on load").
+
+    Raises ResultsError (exit 3) naming the file, the JSON path at fault and the fix: over the size
+    bound (checked before reading), not UTF-8 JSON, nested too deep, a field of the wrong type or out of
+    its bounds, a non-finite number, an unknown ``kind``, counts that disagree with the trial records.
+    """
+    from ._validate import read_json, validate
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ResultsError(f"{p}: no such results file; record one with `agentassay run SUITE -o {p}`") from None
-    except OSError as exc:
-        raise ResultsError(f"{p}: cannot read results file ({exc.strerror})") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(
-            f"{p}:{exc.lineno}: not valid JSON ({exc.msg}); the file may be truncated. Record it again with "
-            "`agentassay run SUITE -o FILE`."
-        ) from exc
+    data = read_json(p)
+    validate(data, str(p))
     from ..boundary import scrub
 
     # A file made elsewhere passes the boundary as it is read: repaired (no lone surrogates from

@@ -111,6 +111,38 @@ _TYPE_KEYS: dict[str, tuple[str, tuple[str, ...] | None]] = {
 _JUDGE_RESERVED = ("input", "output", "properties")
 
 
+#: Deepest nesting of mappings and sequences a suite (or manifest) may use. A real suite nests a few
+#: levels (a json_schema check's schema a few more); PyYAML composes recursively, so a file nested
+#: thousands deep would exhaust the stack (RecursionError, a traceback read as BLOCK). docs/suite.md.
+MAX_YAML_DEPTH = 64
+
+
+class YamlTooDeep(yaml.MarkedYAMLError):
+    """Raised while composing a YAML document nested deeper than ``MAX_YAML_DEPTH``."""
+
+
+class BoundedSafeLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses nesting deeper than ``MAX_YAML_DEPTH``, at the line where it goes
+    too deep, before recursion can run out: the check is one counter per node composed."""
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        path: list[str] = self.__dict__.setdefault("_path", [])
+        if isinstance(index, yaml.ScalarNode):
+            path.append(f".{index.value}" if path else str(index.value))
+        else:
+            path.append(f"[{index}]" if isinstance(index, int) else "")
+        try:
+            if len(path) > MAX_YAML_DEPTH:
+                shown = "".join(path[:4]).lstrip(".") + "..."
+                raise YamlTooDeep(
+                    None, None, f"{shown}: nested more than {MAX_YAML_DEPTH} levels deep (mappings and lists)",
+                    self.peek_event().start_mark,
+                )
+            return super().compose_node(parent, index)  # type: ignore[no-untyped-call]
+        finally:
+            path.pop()
+
+
 class SpecError(Exception):
     """A suite file that cannot be used, located precisely enough to fix without reading code.
 
@@ -178,7 +210,7 @@ def parse_suite(text: str, *, path: Path | None = None, plugin_keys: PluginKeys 
     """Validate suite YAML ``text``. ``path`` is used in messages and to resolve relative paths."""
     shown = os.fspath(path) if path is not None else None
     root = Path(path).resolve().parent if path is not None else None
-    loader = yaml.SafeLoader(text)
+    loader = BoundedSafeLoader(text)
     try:
         node = loader.get_single_node()
         keys = {
@@ -187,6 +219,12 @@ def parse_suite(text: str, *, path: Path | None = None, plugin_keys: PluginKeys 
         }
         parser = _Parser(loader, shown, root, keys)
         suite = parser.suite(node)
+    except YamlTooDeep as e:
+        raise SpecError(
+            f"{e.problem}; a suite nests a few levels. Flatten the structure that starts here.",
+            file=shown,
+            line=e.problem_mark.line + 1 if e.problem_mark is not None else None,
+        ) from None
     except yaml.MarkedYAMLError as e:
         raise _yaml_error(e, shown) from None
     except yaml.YAMLError as e:

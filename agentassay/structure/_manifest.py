@@ -635,7 +635,9 @@ def load_manifest(path: str | Path, *, derive_restrictions: bool = False) -> Man
             "cannot read the manifest",
         )
     try:
-        data = yaml.safe_load(text)
+        from ..spec._loader import BoundedSafeLoader  # refuses nesting that would exhaust the stack
+
+        data = yaml.load(text, Loader=BoundedSafeLoader)  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""

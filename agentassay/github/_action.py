@@ -92,6 +92,7 @@ class Action:
 
     # -- the job ----------------------------------------------------------------------------------
     def run(self) -> int:
+        from ..adapters import AgentLoadError
         from ..plugins import PluginError
         from ..results import ResultsError
         from ..spec import SpecError
@@ -113,10 +114,10 @@ class Action:
             self.error(str(exc))
             self.write_summary(failure=str(exc))
             self.outcome.exit_code = EXIT_USAGE
-        except _AgentFailure as exc:
+        except (_AgentFailure, AgentLoadError) as exc:  # AgentLoadError: an import, or the provider preflight
             self.error(str(exc))
             self.write_summary(failure=str(exc))
-            self.outcome.exit_code = EXIT_AGENT
+            self.outcome.exit_code = getattr(exc, "exit_code", EXIT_AGENT)
         return self.outcome.exit_code
 
     def install(self) -> None:
@@ -181,8 +182,8 @@ class Action:
         self.write_reports(report.results, out)
         if report.aborted:
             raise _AgentFailure(f"the agent could not be run: {report.aborted}")
-        if report.interrupted:
-            self.warn(f"interrupted by {report.interrupted}: the results cover the trials finished before it")
+        if report.results.aborted is not None:  # a signal: no decision was reached, so none is published
+            raise _AgentFailure(report.results.aborted["reason"], exit_code=report.exit_code)
         return report.results
 
     def write_reports(self, results: Any, out: Path) -> None:
@@ -258,6 +259,12 @@ class Action:
         if pr is not None and self.ctx.pr_number is None:
             pr = self.verify_pr(pr)
         loaded = [load_results(f) for f in files]
+        for found, file in zip(loaded, files, strict=True):
+            if found.aborted is not None:  # it reached no decision: there is none to publish
+                raise _AgentFailure(
+                    f"{self.relative(file)}: the run was aborted before its decision (exit "
+                    f"{found.aborted.get('exit_code')}: {found.aborted.get('reason')})"
+                )
         if len(loaded) == 1 and loaded[0].shard is None:
             results = loaded[0]
             if results.kind == "run":
@@ -284,7 +291,7 @@ class Action:
         ``pooling``: record mode fetching the previous baseline to pool with; a missing one is then a
         line in the log, not a warning, and the run records without pooling.
         """
-        from ..results import ResultsError, load_results
+        from ..results import ResultsError, load_results, refuse_aborted
         from ._artifacts import BaselineError, download, find_baseline, unpack
         from ._client import GitHubError
 
@@ -293,6 +300,7 @@ class Action:
         if self.inputs.baseline_file:  # a results file at hand (a previous step, or committed)
             path = Path(self.inputs.baseline_file)
             baseline = load_results(path if path.is_absolute() else self.ctx.workspace / path)
+            refuse_aborted(baseline, path, "baseline")
             self.outcome.baseline_info = f"baseline: {self.inputs.baseline_file}"
             self.baseline_source = f"baseline-file {self.inputs.baseline_file}"
             return baseline
@@ -322,6 +330,7 @@ class Action:
         try:
             path = unpack(download(self.client, self.ctx.repository, artifact), dest)
             baseline = load_results(path)
+            refuse_aborted(baseline, path, "baseline")
         except (BaselineError, ResultsError, GitHubError) as exc:
             warn(f"the baseline artifact {artifact.id} ({artifact.created_at}) cannot be used: {exc}; {without_it}")
             return None
@@ -335,6 +344,8 @@ class Action:
 
     # -- reporting --------------------------------------------------------------------------------
     def decision_exit(self, results: Any) -> int:
+        if results.aborted is not None:  # no decision was reached: never a pass
+            return int(results.aborted.get("exit_code") or EXIT_AGENT)
         decision = results.decision.decision.value
         if self.outcome.mode == "record-only":
             return EXIT_OK  # nothing to compare with: the gate cannot block yet
@@ -391,6 +402,8 @@ class Action:
     def status_of(self, results: Any) -> tuple[str, str]:
         d = results.decision
         counts = ", ".join(f"{n} {k}" for k, n in d.counts.items() if n)
+        if results.aborted is not None:
+            return "error", f"ABORTED: no decision (exit {results.aborted.get('exit_code')})"
         if self.outcome.mode == "record-only":
             return "success", f"no baseline yet, recorded only ({counts})"
         state = "failure" if self.outcome.exit_code == EXIT_FAIL else "success"
@@ -504,7 +517,12 @@ class Action:
 
 
 class _AgentFailure(Exception):
-    """The agent's dependencies would not install or the agent could not be run (exit 4)."""
+    """The agent's dependencies would not install or the agent could not be run (exit 4), or the run was aborted
+    by a signal (``exit_code`` 130 / 143): no decision to publish."""
+
+    def __init__(self, message: str, *, exit_code: int = EXIT_AGENT) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def run_action(

@@ -10,7 +10,9 @@ from ._model import (
     ResultsError,
     ScenarioResult,
     TrialOutcome,
+    aborted_record,
     load_results,
+    refuse_aborted,
 )
 from ._more import more_trials, more_trials_text, with_more_trials
 
@@ -22,6 +24,7 @@ __all__ = [
     "ResultsError",
     "ScenarioResult",
     "TrialOutcome",
+    "aborted_record",
     "alerts_of",
     "baseline_notes",
     "change_alerts",
@@ -30,6 +33,7 @@ __all__ = [
     "merge_results",
     "more_trials",
     "more_trials_text",
+    "refuse_aborted",
     "shard_note",
     "shard_slice",
     "with_more_trials",

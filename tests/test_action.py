@@ -552,5 +552,5 @@ def test_the_provider_preflight_is_exit_4_with_the_variable_named(
     code, out = ws.run("pr")
     assert code == 4, out
     assert "::error" in out and "MY_OPENAI_KEY (model.api_key_env)" in out and "no trial was run" in out
-    assert "MY_OPENAI_KEY" in ws.summary and "Traceback" not in out
+    assert "MY\\_OPENAI\\_KEY" in ws.summary and "Traceback" not in out  # Markdown-escaped
     assert not (ws.root / "agentassay-results" / "results.json").exists()

@@ -535,3 +535,22 @@ def test_unpack_replaces_an_earlier_baseline(tmp_path: Path) -> None:
     found = unpack(_zip({"results.json": b"2"}), dest)
     assert found == dest / "results.json" and found.read_text() == "2"
     assert sorted(p.name for p in dest.iterdir()) == ["results.json"]
+
+
+def test_the_provider_preflight_is_exit_4_with_the_variable_named(
+    ws: Workspace, gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22, defect 11: the Action runs the engine's preflight; a key that is not set is exit 4 before any trial,
+    reported as an error naming the variable (never a traceback, never a decision)."""
+    pytest.importorskip("agents")
+    monkeypatch.delenv("MY_OPENAI_KEY", raising=False)
+    (ws.root / "sdkbot.py").write_text('from agents import Agent\nbot = Agent(name="Bot", instructions="ok")\n')
+    (ws.root / "agentassay.yml").write_text(
+        SUITE.replace("agent: shopagent:{version}", "agent: sdkbot:bot\nmodel: {{provider: openai, name: "
+                      "gpt-4.1-mini, api_key_env: MY_OPENAI_KEY}}").format()
+    )
+    code, out = ws.run("pr")
+    assert code == 4, out
+    assert "::error" in out and "MY_OPENAI_KEY (model.api_key_env)" in out and "no trial was run" in out
+    assert "MY\\_OPENAI\\_KEY" in ws.summary and "Traceback" not in out  # Markdown-escaped
+    assert not (ws.root / "agentassay-results" / "results.json").exists()

@@ -193,6 +193,12 @@ def test_a_signal_before_the_first_trial_writes_zero_trials_marked_interrupted(
     assert data["interrupted"] is True
     assert [len(s["trials"]) for s in data["scenarios"]] == [0, 0]
     assert any(f"interrupted by {sig.name}" in n for n in data["notes"])
+    # no decision claimed: the file says aborted, with the process's own exit code (issue 22, defect 11)
+    assert data["aborted"] == {
+        "reason": f"interrupted by {sig.name} before the first trial: the trials that finished are kept; no suite "
+        "decision", "exit_code": code, "cause": "signal",
+    }
+    assert data["decision"]["decision"] == "aborted" and data["decision"]["exit_code"] == code
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
@@ -224,3 +230,7 @@ def test_signal_flushes_results_marked_interrupted(sig: signal.Signals, code: in
     finished = sum(len(s["trials"]) for s in data["scenarios"])
     assert finished > 0
     assert any("interrupted" in n for n in data["notes"])
+    assert data["aborted"]["cause"] == "signal" and data["aborted"]["exit_code"] == proc.returncode == code
+    assert data["decision"] | {"counts": None} == {
+        "verdict": None, "decision": "aborted", "exit_code": code, "counts": None, "correction": "holm"
+    }

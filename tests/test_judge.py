@@ -607,12 +607,6 @@ BAD = [
         ["judge.repeat", "Did you mean 'repeats'"],
     ),
     ("not-a-mapping", "  - rubric", ["judge", "expected a mapping"]),
-    (
-        "api-key-unset",
-        f'  rubric: "{RUBRIC}"\n  model: {{provider: openai-compatible, name: m, base_url: "http://127.0.0.1:9/v1", '
-        "api_key_env: AGENTASSAY_TEST_UNSET_KEY}",
-        ["judge.model.api_key_env", "AGENTASSAY_TEST_UNSET_KEY is not set"],
-    ),
 ]
 
 
@@ -632,6 +626,21 @@ def test_bad_judge_is_exit_3_naming_the_key(
     assert "suite.yml:" in err
     for fragment in fragments:
         assert fragment in err, (fragment, err)
+
+
+def test_a_judge_whose_key_is_unset_is_exit_4_before_any_trial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The judge's provider goes through the agent's preflight (issue 22, defect 11): the judge cannot be run."""
+    monkeypatch.delenv("AGENTASSAY_TEST_UNSET_KEY", raising=False)
+    judge = (
+        f'  rubric: "{RUBRIC}"\n  model: {{provider: openai-compatible, name: m, base_url: "http://127.0.0.1:9/v1", '
+        "api_key_env: AGENTASSAY_TEST_UNSET_KEY}"
+    )
+    code, _out, err = run_cli(["run", str(write_suite(tmp_path, judge)), "--no-store", "-q"], capsys)
+    assert code == 4, err
+    assert "suite.yml:" in err and "judge.model.api_key_env" in err and "AGENTASSAY_TEST_UNSET_KEY" in err
+    assert "which is not set, so no trial was run" in err
 
 
 def test_scenario_judge_key_is_accepted_by_the_loader(tmp_path: Path) -> None:

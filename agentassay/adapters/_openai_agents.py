@@ -311,11 +311,36 @@ class OpenAIAgentsAdapter:
         from agents import OpenAIChatCompletionsModel
 
         env = self.model_config.api_key_env
+        if self.model_config.provider == "openai":
+            # ``openai`` with its own key variable or URL: OpenAI's API (the SDK's default Responses or chat
+            # choice), on a client given that key. Without either, the SDK's own client reads OPENAI_API_KEY.
+            from agents.models.openai_provider import OpenAIProvider
+
+            client = openai.AsyncOpenAI(
+                base_url=self.model_config.base_url, api_key=os.environ.get(env) if env else None
+            )
+            return OpenAIProvider(openai_client=client).get_model(self.model_config.name), client
         client = openai.AsyncOpenAI(
             base_url=self.model_config.base_url,
             api_key=os.environ.get(env, "") if env else "not-needed",  # local servers often need none
         )
         return OpenAIChatCompletionsModel(model=str(self.model_config.name), openai_client=client), client
+
+    @property
+    def own_client(self) -> bool:
+        """Each trial gets a client of its own: ``openai-compatible``, and ``openai`` given ``api_key_env`` or
+        ``base_url`` (issue 22, defect 11: before, those two were ignored and OPENAI_API_KEY was read)."""
+        m = self.model_config
+        return m.provider == "openai-compatible" or (m.provider == "openai" and bool(m.api_key_env or m.base_url))
+
+    @property
+    def credentials_hint(self) -> str:
+        """What to check when the provider rejects the key mid-run (the engine stops the run on it)."""
+        from ._preflight import key_variable
+
+        env = key_variable(self.model_config)
+        where = f" in {env}" + (" (model.api_key_env)" if self.model_config.api_key_env else "") if env else ""
+        return f"check the API key{where} and that it may use model {self.model_label!r}"
 
     def _model_for(self, seed: int) -> Model | str | None:
         provider = self.model_config.provider
@@ -339,7 +364,7 @@ class OpenAIAgentsAdapter:
         """Run one trial. Transient provider errors propagate (retry them); others raise AgentRunError."""
         install_trace_router()
         client: openai.AsyncOpenAI | None = None
-        if self.model_config.provider == "openai-compatible":
+        if self.own_client:
             model, client = self._openai_compatible_model()
         else:
             model = self._model_for(seed)

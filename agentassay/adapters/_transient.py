@@ -15,6 +15,10 @@ _TRANSIENT_NAMES = {
     "TransientError",
 }
 _TRANSIENT_STATUS = {408, 409, 425, 429}
+# The provider refused the credentials (HTTP 401 / 403 of the OpenAI, Anthropic and LiteLLM clients): no later
+# trial can succeed, so the run stops (exit 4) at the first. By class name only, never by a bare status code: a
+# tool that gets a 403 from some web page is the agent's behaviour under test, not a rejected key.
+_REJECTED_NAMES = {"AuthenticationError", "PermissionDeniedError"}
 
 
 class TransientError(Exception):
@@ -59,3 +63,15 @@ def retry_after(exc: BaseException) -> float | None:
         return float(value) if value is not None else None
     except (TypeError, ValueError, AttributeError):
         return None
+
+
+def credentials_rejected(exc: BaseException | None) -> BaseException | None:
+    """The provider error in ``exc`` (or what it was raised from) that rejected the API key: the
+    ``AuthenticationError`` / ``PermissionDeniedError`` of the OpenAI, Anthropic or LiteLLM clients (HTTP 401 /
+    403). None otherwise. Matched by class name, like :func:`is_transient`, so no SDK is imported."""
+    seen = 0
+    while exc is not None and seen < 8:  # an adapter wraps the client's error (``AgentRunError from exc``)
+        if any(cls.__name__ in _REJECTED_NAMES for cls in type(exc).__mro__):
+            return exc
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None

@@ -222,7 +222,7 @@ def _execute(
     pool: Path | None = None,
     **opts: Any,
 ) -> int:
-    from ..results import load_results
+    from ..results import load_results, refuse_aborted
     from ..runner import run_suite
     from ..spec import load_suite
     from ..traces import TraceStore
@@ -256,6 +256,7 @@ def _execute(
         baseline_path = Path(suite.settings.baseline)
     baseline = load_results(baseline_path) if baseline_path is not None else None
     if baseline is not None and baseline_path is not None:
+        refuse_aborted(baseline, baseline_path, "baseline")  # it reached no decision (issue 22, defect 11)
         _not_a_shard(baseline, baseline_path, "baseline")
         from ..runner._run import suite_info
 
@@ -349,11 +350,13 @@ def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: b
     CAND's outcomes are replayed in trial order through the test `check` uses, with CAND's
     settings, so comparing the files a check used reproduces its verdicts. Exit codes as `check`.
     """
-    from ..results import compare_results, load_results
+    from ..results import compare_results, load_results, refuse_aborted
     from ..runner import RunReport
 
     plugins = _plugins(plugin_specs)
     base_results, cand_results = load_results(base), load_results(cand)
+    refuse_aborted(base_results, base, "baseline")  # neither reached a decision to compare (issue 22, defect 11)
+    refuse_aborted(cand_results, cand, "candidate")
     _not_a_shard(base_results, base, "baseline")
     _not_a_shard(cand_results, cand, "candidate")
     _same_suite([s.name for s in cand_results.scenarios], cand_results.suite or {}, base_results, base)
@@ -388,8 +391,14 @@ def merge(
     from ..runner import RunReport
 
     plugins = _plugins(plugin_specs)
+    from ..results import refuse_aborted
+
     loaded = [load_results(p) for p in shards]
+    for shard, path in zip(loaded, shards, strict=True):
+        refuse_aborted(shard, path, "shard to merge")  # its part of the decision was never reached
     base = load_results(baseline) if baseline is not None else None
+    if base is not None and baseline is not None:
+        refuse_aborted(base, baseline, "baseline")
     results = merge_results(
         loaded, baseline=base, sources=[str(p) for p in shards], baseline_source=str(baseline), plugins=plugins
     )

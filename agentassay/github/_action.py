@@ -126,8 +126,8 @@ class Action:
             return self.record(suite) if mode == "record" else self.check(suite)
         except (ActionInputError, SpecError, ResultsError, PluginError, StoreError, ManifestError) as exc:
             self.fail(str(exc), EXIT_USAGE)  # the CLI's exit 3 errors (cli/_run.py _handle_errors)
-        except (_AgentFailure, AgentLoadError) as exc:
-            self.fail(str(exc), EXIT_AGENT)
+        except (_AgentFailure, AgentLoadError) as exc:  # AgentLoadError: an import, or the provider preflight
+            self.fail(str(exc), getattr(exc, "exit_code", EXIT_AGENT))
         except Exception as exc:  # a bug of ours: the PR still hears of it; the traceback and exit code stay
             self.fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_FAIL)
             raise
@@ -205,8 +205,8 @@ class Action:
         self.write_reports(report.results, out)
         if report.aborted:
             raise _AgentFailure(f"the agent could not be run: {report.aborted}")
-        if report.interrupted:
-            self.warn(f"interrupted by {report.interrupted}: the results cover the trials finished before it")
+        if report.results.aborted is not None:  # a signal: no decision was reached, so none is published
+            raise _AgentFailure(report.results.aborted["reason"], exit_code=report.exit_code)
         return report.results
 
     def write_reports(self, results: Any, out: Path) -> None:
@@ -284,6 +284,12 @@ class Action:
                 "writing results: see its log), or the artifacts were not downloaded there"
             )
         loaded = [load_results(f) for f in files]
+        for found, file in zip(loaded, files, strict=True):
+            if found.aborted is not None:  # it reached no decision: there is none to publish
+                raise _AgentFailure(
+                    f"{self.relative(file)}: the run was aborted before its decision (exit "
+                    f"{found.aborted.get('exit_code')}: {found.aborted.get('reason')})"
+                )
         if self.origin is not None:
             results = self.judge_untrusted(loaded, pr)
             self.outcome.results = results
@@ -352,7 +358,7 @@ class Action:
         ``pooling``: record mode fetching the previous baseline to pool with; a missing one is then a
         line in the log, not a warning, and the run records without pooling.
         """
-        from ..results import ResultsError, load_results
+        from ..results import ResultsError, load_results, refuse_aborted
         from ._artifacts import BaselineError, download, find_baseline, unpack
         from ._client import GitHubError
 
@@ -361,6 +367,7 @@ class Action:
         if self.inputs.baseline_file:  # a results file at hand (a previous step, or committed)
             path = Path(self.inputs.baseline_file)
             baseline = load_results(path if path.is_absolute() else self.ctx.workspace / path)
+            refuse_aborted(baseline, path, "baseline")
             self.outcome.baseline_info = f"file `{self.inputs.baseline_file}`"  # the comment prints "Baseline: "
             self.baseline_source = f"baseline-file {self.inputs.baseline_file}"
             return baseline
@@ -390,6 +397,7 @@ class Action:
         try:
             path = unpack(download(self.client, self.ctx.repository, artifact), dest)
             baseline = load_results(path)
+            refuse_aborted(baseline, path, "baseline")
         except (BaselineError, ResultsError, GitHubError) as exc:
             warn(f"the baseline artifact {artifact.id} ({artifact.created_at}) cannot be used: {exc}; {without_it}")
             return None
@@ -403,6 +411,8 @@ class Action:
 
     # -- reporting --------------------------------------------------------------------------------
     def decision_exit(self, results: Any) -> int:
+        if results.aborted is not None:  # no decision was reached: never a pass
+            return int(results.aborted.get("exit_code") or EXIT_AGENT)
         decision = results.decision.decision.value
         if self.outcome.mode == "record-only":
             return EXIT_OK  # nothing to compare with: the gate cannot block yet
@@ -459,6 +469,8 @@ class Action:
     def status_of(self, results: Any) -> tuple[str, str]:
         d = results.decision
         counts = ", ".join(f"{n} {k}" for k, n in d.counts.items() if n)
+        if results.aborted is not None:
+            return "error", f"ABORTED: no decision (exit {results.aborted.get('exit_code')})"
         whose = f" - {self.whose()}" if self.origin else ""  # first in a description cut at 140 characters
         if self.outcome.mode == "record-only":
             return "success", f"no baseline yet, recorded only{whose} ({counts})"
@@ -635,7 +647,12 @@ class Action:
 
 
 class _AgentFailure(Exception):
-    """The agent's dependencies would not install or the agent could not be run (exit 4)."""
+    """The agent's dependencies would not install or the agent could not be run (exit 4), or the run was aborted
+    by a signal (``exit_code`` 130 / 143): no decision to publish."""
+
+    def __init__(self, message: str, *, exit_code: int = EXIT_AGENT) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def run_action(

@@ -319,7 +319,8 @@ def load_scripted(behaviour: str, search: Iterable[str | os.PathLike[str]] = ())
 def check_reachable(
     ext: Extension, config: JudgeConfig, search: Iterable[str | os.PathLike[str]] = ()
 ) -> None:
-    """What can be known before a call: the scripted judge imports, the client library and the API key exist."""
+    """What can be known before a call: the scripted judge imports, the client library is installed, and (the
+    provider preflight, exit 4) the API key is set and ``base_url`` answers."""
     m = config.model
     if m.provider == "offline":
         try:
@@ -333,14 +334,13 @@ def check_reachable(
             ) from None
     elif m.provider == "litellm" and importlib.util.find_spec("litellm") is None:
         raise _err(ext, "model.provider", "provider 'litellm' needs LiteLLM: pip install litellm.")
-    env = m.api_key_env or ("OPENAI_API_KEY" if m.provider == "openai" else None)
-    if env is not None and env not in os.environ:
-        raise _err(
-            ext,
-            "model.api_key_env",
-            f"environment variable {env} is not set: the judge needs its API key "
-            "there (or name another variable with `api_key_env:`).",
-        )
+    if m.provider != "offline":
+        # Issue 22, defect 11: the judge's key and server are checked with the agent's, before the first trial,
+        # by the same preflight (exit 4: the judge could not be run), never found by every trial's grading.
+        from ..adapters._preflight import preflight
+
+        file = f"{ext.file}:{ext.line}" if ext.file and ext.line else ext.file
+        preflight(m, file=file, key=f"{ext.key}.model")
 
 
 def judge_configs(suite: Suite, search: Iterable[str | os.PathLike[str]] = ()) -> dict[str, JudgeConfig]:

@@ -158,8 +158,14 @@ def run_mutation(
     search = [__import__("pathlib").Path.cwd(), suite.root]
 
     def load(model: Any) -> Any:
-        return load_adapter(entry, factory=suite.agent.factory and entry == suite.agent.entry, model=model,
-                            search=search, root=suite.root)
+        adapter = load_adapter(entry, factory=suite.agent.factory and entry == suite.agent.entry, model=model,
+                               search=search, root=suite.root)
+        # the provider preflight (issue 22, defect 11): a model mutant's key and server before its first trial
+        from ..adapters._preflight import preflight_adapter
+
+        preflight_adapter(adapter, model, file=None if suite.path is None else str(suite.path),
+                          key="model" if model is suite.model else "mutation.models")
+        return adapter
 
     from ..plugins import default_plugins
 

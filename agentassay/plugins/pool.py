@@ -68,6 +68,8 @@ def _refusals(prev: Results, identity: dict[str, Any]) -> tuple[list[str], list[
         return [
             "it was interrupted: its trials in flight were cancelled, so the ones that finished are not a fair sample"
         ], []
+    if prev.aborted is not None:  # the agent could not be run: it stopped early and reached no decision
+        return [f"it was aborted before its decision ({prev.aborted.get('reason')})"], []
     found = prev.agent.get("identity")
     diffs = differences(found if isinstance(found, dict) else None, identity)
     if diffs:

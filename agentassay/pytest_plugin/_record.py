@@ -160,6 +160,13 @@ def save_record(state: SessionState) -> None:
         started_at=now,
         finished_at=now,
         interrupted=state.interrupted,
+        # An interrupted session reached no suite decision (issue 22, defect 11): pytest exits 2 (interrupted).
+        aborted=None if not state.interrupted else {
+            "reason": "the pytest session was interrupted (KeyboardInterrupt): the trials that finished are kept; "
+            "no suite decision",
+            "exit_code": int(pytest.ExitCode.INTERRUPTED),
+            "cause": "signal",
+        },
         versions=versions(),
         notes=(
             "recorded by pytest --agentassay-record: one scenario per marked test (named by its node id), each "

@@ -36,7 +36,15 @@ from .. import __version__
 from ..results import Results, ScenarioResult, TrialOutcome, more_trials_text
 from ..stats import Verdict, proportion_ci
 from ._sections import ReportContext, Section, collect_sections, extra_cost, warning_lines
-from ._summary import VERDICT_WORD, behaviour_of, behaviour_text, counts_text, savings_of, scenario_usd
+from ._summary import (
+    VERDICT_WORD,
+    aborted_gloss,
+    behaviour_of,
+    behaviour_text,
+    counts_text,
+    savings_of,
+    scenario_usd,
+)
 from ._summary import clip as _clip
 
 if TYPE_CHECKING:
@@ -60,7 +68,7 @@ _MAX_CHART_ROWS = 100  # scenarios in the pass-rate chart
 _DEPTH = 4  # deepest indentation of a nested step
 
 _ORDER = {Verdict.FAIL: 0, Verdict.INCONCLUSIVE: 1, Verdict.PASS: 2}
-_TONE = {"deploy": "deploy", "block": "block", "manual": "manual"}
+_TONE = {"deploy": "deploy", "block": "block", "manual": "manual", "aborted": "block"}
 _CSP = "default-src 'none'; style-src '{style}'; base-uri 'none'; form-action 'none'"
 # What a plugin's picture may hold: drawing elements only (nothing that runs, links, loads or embeds),
 # and no attribute that handles events, links, styles or refers to a URL.
@@ -362,8 +370,9 @@ def _head(results: Results, clean: _Clean) -> _Head:
         "deploy": f"Every scenario passed against {against}.",
         "block": f"At least one scenario failed against {against}.",
         "manual": "No scenario failed, but some are inconclusive: more trials or a human call is needed.",
+        "aborted": clean(aborted_gloss(results), _W_TEXT),
     }[d.decision.value]
-    if results.interrupted:
+    if results.interrupted and results.aborted is None:
         gloss += " The run was interrupted: the verdicts cover the trials that finished."
     kind = {
         "run": "run against thresholds",
@@ -380,7 +389,8 @@ def _head(results: Results, clean: _Clean) -> _Head:
         clean(results.suite.get("name", "?"), _W_NAME),
         counts,
         gloss,
-        f"AgentAssay · {kind.get(results.kind, clean(results.kind, _W_NAME))} · suite verdict {d.verdict.value}",
+        f"AgentAssay · {kind.get(results.kind, clean(results.kind, _W_NAME))} · "
+        + ("no suite verdict (aborted)" if results.aborted is not None else f"suite verdict {d.verdict.value}"),
         meta,
     )
 

@@ -278,8 +278,10 @@ def _suite_properties(results: Results) -> list[tuple[str, Any]]:
     props: list[tuple[str, Any]] = [
         ("kind", results.kind),
         ("decision", results.decision.decision.value),
-        ("verdict", results.decision.verdict.value),
-        ("exit_code", results.decision.exit_code),
+        # an aborted run: no verdict, and the process's exit code (issue 22, defect 11)
+        ("verdict", None if results.aborted is not None else results.decision.verdict.value),
+        ("exit_code", results.aborted["exit_code"] if results.aborted is not None else results.decision.exit_code),
+        ("aborted", None if results.aborted is None else results.aborted.get("reason")),
         ("correction", results.decision.correction),
         ("run_id", results.run_id),
         ("started_at", results.started_at),

@@ -28,6 +28,7 @@ from ..stats import Verdict, proportion_ci
 from ._sections import ReportContext, Section, collect_sections, extra_cost, replace_section, warning_lines
 from ._summary import (
     VERDICT_WORD,
+    aborted_gloss,
     behaviour_of,
     behaviour_text,
     counts_text,
@@ -468,7 +469,7 @@ def _render(
     page = env.get_template("pr_comment.md.j2")
 
     warned = list(warnings)
-    if results is not None and results.interrupted:
+    if results is not None and results.interrupted and results.aborted is None:
         warned.append("the run was interrupted: the verdicts cover the trials that finished")
     warned += warning_lines(sections)  # sections placed with the warnings (change alerts), escaped below
     body = [s for s in sections if s.place == "body"]
@@ -513,6 +514,7 @@ def _render(
                 "deploy": f"Every scenario passed against {against}.",
                 "block": f"At least one scenario failed against {against}.",
                 "manual": "No scenario failed, but some are inconclusive: more trials or a human call is needed.",
+                "aborted": esc(aborted_gloss(results), _W_TEXT),
             }[d.decision.value]
         )
         if ordered:

@@ -138,3 +138,13 @@ def proxy_of(results: Results) -> ProxySummary | None:
         (alloc["n_target"], alloc["n_proxy"]) if alloc.get("proxy_pays") else None,
         tuple(str(n) for n in proxy.get("notes") or ()),
     )
+
+
+def aborted_gloss(results: Any) -> str:
+    """The one line every report gives an aborted run (issue 22, defect 11): no decision, the exit code, why."""
+    a = results.aborted or {}
+    reason = str(a.get("reason") or ("the agent could not be run" if a.get("cause") == "agent" else "interrupted"))
+    return (
+        f"The run was aborted before reaching a decision (exit {a.get('exit_code')}): {reason.rstrip('.')}. "
+        "The verdicts below cover only the trials that finished."
+    )

@@ -85,11 +85,20 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
     d = results.decision
     total = results.cost()
     lines.append("")
-    lines.append(
-        f"decision: {d.decision.value.upper()} (suite {d.verdict.value}; {counts_text(d)}); "
-        f"{total['trials']} trials, {total['input_tokens'] + total['output_tokens']:,} tokens"
-    )
-    saved = savings_of(results)
+    if results.aborted is not None:  # no suite decision was reached: say so, and why (issue 22, defect 11)
+        a = results.aborted
+        why = "the agent could not be run" if a.get("cause") == "agent" else "interrupted"
+        lines.append(
+            f"decision: ABORTED, none reached (exit {a.get('exit_code')}: {why}; scenarios so far: "
+            f"{counts_text(d) or 'none'}); {total['trials']} trials, "
+            f"{total['input_tokens'] + total['output_tokens']:,} tokens"
+        )
+    else:
+        lines.append(
+            f"decision: {d.decision.value.upper()} (suite {d.verdict.value}; {counts_text(d)}); "
+            f"{total['trials']} trials, {total['input_tokens'] + total['output_tokens']:,} tokens"
+        )
+    saved = savings_of(results) if results.aborted is None else None  # a saving against a run that stopped
     if saved is not None:
         usd = "" if saved.usd is None else f", about ${saved.usd:.4f}"
         lines.append(

@@ -10,9 +10,11 @@ from ._model import (
     ResultsError,
     ScenarioResult,
     TrialOutcome,
+    aborted_record,
     check_writable,
     keep_elsewhere,
     load_results,
+    refuse_aborted,
 )
 from ._more import more_trials, more_trials_text, with_more_trials
 from ._untrusted import rederive_untrusted, rederive_without_baseline
@@ -25,6 +27,7 @@ __all__ = [
     "ResultsError",
     "ScenarioResult",
     "TrialOutcome",
+    "aborted_record",
     "alerts_of",
     "baseline_notes",
     "change_alerts",
@@ -37,6 +40,7 @@ __all__ = [
     "more_trials_text",
     "rederive_untrusted",
     "rederive_without_baseline",
+    "refuse_aborted",
     "shard_note",
     "shard_slice",
     "with_more_trials",

@@ -13,7 +13,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,10 @@ _ALERT_FIELDS = {f.name for f in fields(AlertsConfig)}
 RESULTS_SCHEMA = "agentassay.results/1"
 # The file's own top-level keys; any other key is a plugin's section (``Results.sections``).
 TOP_LEVEL = frozenset(
-    ["schema", "kind", "run_id", "started_at", "finished_at", "interrupted", "suite", "agent", "settings", "versions", "decision", "cost", "savings", "notes", "proxy", "shard", "coverage", "scenarios"]
+    ["schema", "kind", "run_id", "started_at", "finished_at", "interrupted", "aborted", "suite", "agent", "settings", "versions", "decision", "cost", "savings", "notes", "proxy", "shard", "coverage", "scenarios"]
 )
+# Why a run ended before its decision: "agent" (it could not be run, exit 4) or "signal" (SIGINT 130, SIGTERM 143).
+ABORT_CAUSES = ("agent", "signal")
 
 
 class ResultsError(Exception):
@@ -243,6 +245,16 @@ class Results:
     coverage: dict[str, Any] | None = None
     # Sections other plugins add (``agentassay_results_sections``), each a top-level key of the file.
     sections: dict[str, Any] = field(default_factory=dict)
+    # A run that ended before its decision (issue 22, defect 11): {"reason": str, "exit_code": int (the
+    # process's: 4, 130 or 143), "cause": "agent" | "signal"}; ``decision.decision`` is then ``ABORTED`` and the
+    # file's ``decision`` says "aborted" with a null verdict. The trials and the verdicts of scenarios already
+    # decided are kept; the file is never a baseline (``refuse_aborted``). None: the run reached its decision.
+    aborted: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.aborted is not None and self.decision.decision is not Decision.ABORTED:
+            # however it was built, an aborted run's decision reads as none reached, in memory as in the file
+            object.__setattr__(self, "decision", replace(self.decision, decision=Decision.ABORTED))
 
     def scenario(self, name: str) -> ScenarioResult | None:
         return next((s for s in self.scenarios if s.name == name), None)
@@ -289,6 +301,9 @@ class Results:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        decision = self.decision.to_dict()
+        if self.aborted is not None:  # no verdict claimed: the exit code is the process's
+            decision.update(verdict=None, decision=Decision.ABORTED.value, exit_code=int(self.aborted["exit_code"]))
         return {
             "schema": RESULTS_SCHEMA,
             "kind": self.kind,
@@ -296,11 +311,12 @@ class Results:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "interrupted": self.interrupted,
+            **({} if self.aborted is None else {"aborted": dict(self.aborted)}),
             "suite": self.suite,
             "agent": self.agent,
             "settings": _settings_dict(self.settings),
             "versions": self.versions,
-            "decision": self.decision.to_dict(),
+            "decision": decision,
             "cost": self.cost(),
             "savings": self.savings(),
             "notes": list(self.notes),
@@ -348,11 +364,20 @@ class Results:
             elif "alerts" in raw:  # damaged: the defaults (alerts are for the reader; the file stays usable)
                 del raw["alerts"]
             settings = Settings(**raw)
+            where = "aborted"
+            aborted = _aborted(d.get("aborted"))
             where = "decision"
             dec = d["decision"]
+            decided = Decision(dec["decision"])
+            if (decided is Decision.ABORTED) != (aborted is not None):
+                raise ValueError(
+                    "'decision' is \"aborted\" without an 'aborted' record"
+                    if aborted is None
+                    else f"the run was aborted ('aborted' is set) but 'decision' claims {decided.value!r}"
+                )
             decision = SuiteDecision(
-                Verdict(dec["verdict"]), Decision(dec["decision"]), dict(dec.get("counts") or {}),
-                str(dec.get("correction", "holm")),
+                Verdict.INCONCLUSIVE if aborted is not None else Verdict(dec["verdict"]), decided,
+                dict(dec.get("counts") or {}), str(dec.get("correction", "holm")),
             )
             scenarios = []
             for i, s in enumerate(d["scenarios"]):
@@ -376,6 +401,7 @@ class Results:
                 shard=d.get("shard") or None,
                 coverage=d.get("coverage") or None,
                 sections={k: v for k, v in d.items() if k not in TOP_LEVEL},
+                aborted=aborted,
             )
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
@@ -457,6 +483,55 @@ def keep_elsewhere(results: Results, path: Path, exc: OSError) -> tuple[Path | N
     return Path(tmp), (
         f"cannot write the results file {path} ({why}); the results were kept in {tmp}: move it where it belongs "
         f"(`mv {tmp} {path}`) once {path.parent} is writable and has space"
+    )
+
+
+def _aborted(raw: Any) -> dict[str, Any] | None:
+    """The ``aborted`` record, checked: a reason, the process's exit code, the cause."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise TypeError(f"expected a mapping with reason, exit_code and cause, got {type(raw).__name__}")
+    code, cause = raw.get("exit_code"), raw.get("cause")
+    if isinstance(code, bool) or not isinstance(code, int) or not 1 <= code <= 255:
+        raise ValueError(
+            f"'exit_code' is {code!r}, expected the process's exit code: 4 (the agent could not be run), 130 or "
+            "143 (SIGINT / SIGTERM), 2 (an interrupted pytest session)"
+        )
+    if cause not in ABORT_CAUSES:
+        raise ValueError(f"'cause' is {cause!r}, expected one of {', '.join(ABORT_CAUSES)}")
+    return {"reason": str(raw.get("reason") or ""), "exit_code": code, "cause": cause}
+
+
+def aborted_record(*, aborted: str | None, interrupted: str | None, trials: int) -> dict[str, Any] | None:
+    """The ``aborted`` record of a run that ended before its decision (None when it reached one).
+
+    The exit codes are the CLI's: 4 when the agent could not be run (it wins over a signal, as the process's
+    own exit code does), 130 / 143 for SIGINT / SIGTERM.
+    """
+    if aborted:
+        return {"reason": aborted, "exit_code": 4, "cause": "agent"}
+    if interrupted:
+        code = {"SIGINT": 130, "SIGTERM": 143}.get(interrupted, 130)
+        done = f"after {trials} trial{'s' if trials != 1 else ''}" if trials else "before the first trial"
+        return {
+            "reason": f"interrupted by {interrupted} {done}: the trials that finished are kept; no suite decision",
+            "exit_code": code,
+            "cause": "signal",
+        }
+    return None
+
+
+def refuse_aborted(results: Results, path: str | Path, role: str) -> None:
+    """An aborted run's file is never a baseline, a candidate or a shard to merge: its decision was not reached,
+    and its trials are what was measured before it stopped, not the sample its tests were designed for."""
+    if results.aborted is None:
+        return
+    a = results.aborted
+    raise ResultsError(
+        f"{path}: this run was aborted (exit {a['exit_code']}: {a['reason']}) and reached no decision, so it "
+        f"cannot be used as the {role}. Record it again to the end (`agentassay run SUITE --full -o FILE` for a "
+        "baseline); `agentassay report` still shows what it measured."
     )
 
 

@@ -27,6 +27,7 @@ from ..adapters import AgentAdapter, AgentRunError
 from ..adapters._base import UserExit
 from ..adapters._base import describe_exception as _describe
 from ..adapters._threads import call_in_thread
+from ..adapters._transient import credentials_rejected
 from ..boundary import clean_trace, scrub_text
 from ..evaluators import Evaluator
 from ..fingerprints import fingerprint_of
@@ -156,6 +157,7 @@ class Engine:
         # sign that the agent cannot be run (the health check counts them as run).
         self._checks_abandoned: set[tuple[str, int]] = set()
         self._first_error: str | None = None
+        self._rejected: str | None = None  # the provider refused the API key: the run stops at once
 
     # -- one trial -----------------------------------------------------------------------------
     def user_interrupts(self, exc: BaseException) -> bool:
@@ -194,11 +196,13 @@ class Engine:
             except asyncio.TimeoutError:
                 return Trace(error=f"timed out after {s.timeout:g} s (config.timeout)"), attempt
             except AgentRunError as exc:
+                self._check_credentials(exc, state, index)
                 partial = exc.trace or Trace()
                 return Trace(partial.steps, partial.output, partial.cost, partial.metadata, str(exc)), attempt
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a user's SystemExit & co. arrive as UserExit (_guarded)
+                self._check_credentials(exc, state, index)
                 if is_transient(exc) and attempt <= s.retries:
                     await asyncio.sleep(backoff(attempt, exc))
                     continue
@@ -207,6 +211,18 @@ class Engine:
                 at = f" (at {where.filename}:{where.lineno})" if where else ""
                 suffix = f" after {attempt} attempts" if attempt > 1 else ""
                 return Trace(error=f"the agent raised {_describe(exc)}{at}{suffix}"), attempt
+
+    def _check_credentials(self, exc: BaseException, state: ScenarioState, index: int) -> None:
+        """A provider that rejects the API key (HTTP 401/403) mid-run stops the run after this trial (exit 4):
+        every later trial would fail the same way, and read as a FAIL of the agent (issue 22, defect 11)."""
+        rejected = credentials_rejected(exc)
+        if rejected is None or self._rejected is not None:
+            return
+        hint = getattr(self.adapter, "credentials_hint", None) or "check the API key the agent's client uses"
+        self._rejected = (
+            f"the agent could not be run: the provider rejected the credentials in trial {index} of scenario "
+            f"'{state.scenario.name}' ({_describe(rejected)}), so no further trial was started; {hint}"
+        )
 
     async def _trial(self, state: ScenarioState, index: int) -> tuple[ScenarioState, TrialOutcome, Trace]:
         seed = trial_seed(self.settings.seed, self.seed_role, state.scenario.name, index)
@@ -352,7 +368,7 @@ class Engine:
                 for task in done:
                     state, outcome, trace = task.result()
                     self._record(state, outcome, trace)
-                aborted = self._health()
+                aborted = self._rejected or self._health()
             if aborted is None and self._stop is None:
                 aborted = self._health(final=True)
         finally:

@@ -236,6 +236,15 @@ class Run:
                 "module:attr` (docs/adapters.md), or choose a real provider, e.g. `model: {provider: openai, "
                 "name: gpt-4.1-mini}`."
             )
+        # Issue 22, defect 11: a real provider's key and server, before the first paid trial (exit 4).
+        from ..adapters._preflight import preflight_adapter
+
+        preflight_adapter(
+            adapter,
+            model,
+            file=str(self.suite.path) if self.suite.path is not None else None,
+            key="config.proxy.model" if model is self.settings.proxy else "model",
+        )
         return adapter
 
     def phase(
@@ -416,6 +425,15 @@ class Run:
         except Exception as exc:  # no identity: the file never pools, and is otherwise whole
             agent["identity"] = {"error": f"{type(exc).__name__}: {exc}"}
         sections = dict(self.sections)
+        from ..results import aborted_record
+
+        # A run that ended early (the agent could not be run, a signal) claims no suite decision (issue 22,
+        # defect 11); the verdicts its scenarios reached, and every finished trial, stay.
+        aborted = aborted_record(
+            aborted=self.aborted,
+            interrupted=self.interrupted,
+            trials=sum(len(st.finished) for st in self.states.values()),
+        )
         return Results(
             kind=self.role,
             suite=self.suite_info,
@@ -433,6 +451,7 @@ class Run:
             shard=sections.pop("shard", None),
             coverage=sections.pop("coverage", None),
             sections=sections,
+            aborted=aborted,
         )
 
 

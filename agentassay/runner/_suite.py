@@ -41,6 +41,9 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
+        """The process's: what the results file's ``aborted.exit_code`` records for a run that ended early."""
+        if self.results.aborted is not None:
+            return int(self.results.aborted["exit_code"])
         if self.aborted:
             return EXIT_AGENT
         if self.interrupted:
@@ -118,9 +121,11 @@ def run_suite(
 
 
 def _input_errors() -> tuple[type[BaseException], ...]:
-    """Errors in the user's input: raised by a hook before the first trial, they stop the run (exit 3)."""
+    """Errors in the user's input or set-up: raised by a hook before the first trial, they stop the run (exit 3;
+    4 for ``AgentLoadError``, e.g. the judge's provider preflight: a key that is not set, a server that is down)."""
+    from ..adapters import AgentLoadError
     from ..results import ResultsError
     from ..spec import SpecError
     from ..structure._manifest import ManifestError
 
-    return (SpecError, ResultsError, ManifestError)
+    return (SpecError, ResultsError, ManifestError, AgentLoadError)

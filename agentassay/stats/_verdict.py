@@ -17,15 +17,21 @@ class Verdict(str, Enum):
 
 
 class Decision(str, Enum):
-    """Deployment decision of paper Eq. 26, mapped to process exit codes 0 / 1 / 2."""
+    """Deployment decision of paper Eq. 26, mapped to process exit codes 0 / 1 / 2.
+
+    ``ABORTED`` is no decision: the run ended before reaching one (the agent could not be run, exit 4; a
+    signal, 130 / 143). No procedure returns it; the runner sets it, and the results file's ``aborted``
+    says why and with which exit code (issue 22, defect 11).
+    """
 
     DEPLOY = "deploy"
     BLOCK = "block"
     MANUAL = "manual"
+    ABORTED = "aborted"
 
     @property
     def exit_code(self) -> int:
-        return {"deploy": 0, "block": 1, "manual": 2}[self.value]
+        return {"deploy": 0, "block": 1, "manual": 2, "aborted": 4}[self.value]
 
     def __str__(self) -> str:
         return self.value

@@ -323,7 +323,8 @@ def test_hostile_names_are_inert_in_the_markdown(tagfilter: bool) -> None:
     items = gap_items(md)
     assert len(items) == len(cov["gaps"])
     for e in (EVIL[0], EVIL[1], EVIL[4], "ünïcødé ✓ 名前 evil zerowidth"):
-        assert " ".join(e.split())[:30] in text, e
+        # read as written, but for the zero-width space that keeps "#35" from linking issue 35
+        assert " ".join(e.split())[:30] in text.replace("#" + ZW, "#"), e
     assert "<script>alert(1)</script>" in text  # shown as text, not run
 
 

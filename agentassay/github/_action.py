@@ -512,7 +512,8 @@ class Action:
             except GitHubError as exc:
                 self.warn(f"could not post the PR comment: {exc}")
         if sha:
-            line = self.redact(" ".join(reason.split()))
+            # Paths relative to the repository: the reason must fit GitHub's 140 characters.
+            line = self.redact(" ".join(reason.replace(f"{self.ctx.workspace}/", "").split()))
             whose = f"{self.whose().split(',')[0]}: " if self.origin else ""
             description = f"error: {whose}{line}"
             if len(description) > DESCRIPTION_MAX:

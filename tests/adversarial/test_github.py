@@ -75,14 +75,25 @@ def _publish(ws: Workspace, gh: FakeGitHub, folder: str = "fork-results") -> tup
         ws.event = original  # type: ignore[method-assign]
 
 
+def _consistent(d: dict[str, Any]) -> None:
+    """A careful forger keeps each scenario's counts equal to its trial records, so the file passes validation
+    on load (docs/runner.md, "Validation on load") and only re-derivation can catch it."""
+    for s in d["scenarios"]:
+        trials = s["trials"]
+        s["trials_run"] = len(trials)
+        s["passes"] = sum(t["passed"] is True for t in trials)
+        s["counted_trials"] = sum(t["passed"] is not None for t in trials)
+        s["errors"] = sum(bool(t.get("error")) for t in trials)
+
+
 def _forge_verdicts(d: dict[str, Any]) -> None:
-    """Everything a reader would look at says DEPLOY, all passed; the trials are left as measured."""
+    """Everything a reader would look at says DEPLOY, every verdict PASS; the trials are left as measured."""
     n = len(d["scenarios"])
     d["decision"] = {"verdict": "pass", "decision": "deploy", "exit_code": 0, "counts": {"pass": n}, "correction": "holm"}
     for s in d["scenarios"]:
         s["verdict"].update(verdict="pass", pvalue=1.0, explanation="PASS: forged", rate_verdict="pass")
-        s["passes"] = s["counted_trials"] = s["trials_run"]
         s["failure_reasons"] = {}
+    _consistent(d)
 
 
 def _as_run(d: dict[str, Any]) -> None:
@@ -94,9 +105,9 @@ def _as_run(d: dict[str, Any]) -> None:
 
 def _lenient(d: dict[str, Any]) -> None:
     _forge_verdicts(d)
-    d["settings"].update(threshold=0.0, alpha=1e-12, method="fixed")
+    d["settings"].update(threshold=1e-9, alpha=1e-12, method="fixed")
     for s in d["scenarios"]:
-        s["threshold"] = 0.0
+        s["threshold"] = 1e-9
 
 
 def _drop_failing(d: dict[str, Any]) -> None:
@@ -111,12 +122,13 @@ def _failures_as_excluded_errors(d: dict[str, Any]) -> None:
         for t in s["trials"]:
             if t["passed"] is False:
                 t.update(passed=None, error="forged: not counted")
+    _consistent(d)
 
 
 FORGERIES: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("decision deploy, every verdict pass, every count all-passed", _forge_verdicts),
     ("kind 'run', so the publish job would take it as record-only", _as_run),
-    ("threshold 0 and alpha 1e-12 in the fork's own settings", _lenient),
+    ("threshold 1e-9 and alpha 1e-12 in the fork's own settings", _lenient),
     ("the failing scenario left out of the file", _drop_failing),
     ("failed trials turned into excluded errors", _failures_as_excluded_errors),
 ]
@@ -150,6 +162,24 @@ def test_forged_fork_results_are_rederived_and_never_green(
     published = json.loads((recorded.root / "published" / "results.json").read_text())
     assert published["decision"]["decision"] == "block"
     assert sum(len(s["trials"]) for s in published["scenarios"]) == trials_forged  # every trial is kept
+
+
+def test_forged_counts_fail_validation_and_the_pr_hears_of_it(recorded: Workspace, gh: FakeGitHub) -> None:
+    """A forgery that does not keep its counts equal to its trials is refused on load (exit 3): status error."""
+    recorded.version("v2")
+    code, _ = recorded.run("fork", token=READ_TOKEN, results_path="fork-results")
+    assert code == 1
+    results_file = recorded.root / "fork-results" / "results.json"
+    data = json.loads(results_file.read_text())
+    for s in data["scenarios"]:
+        s["passes"] = s["counted_trials"] = s["trials_run"]
+    results_file.write_text(json.dumps(data))
+    gh.add_pull(REPO, PR, "headsha1")
+    code, out = _publish(recorded, gh)
+    assert code == 3 and "Traceback" not in out
+    assert "scenarios[" in out and "passes" in out  # the JSON path at fault
+    [status] = gh.statuses(REPO, "headsha1")
+    assert status["state"] == "error", status
 
 
 def test_an_honest_fork_run_passes_but_says_whose_results_they_are(recorded: Workspace, gh: FakeGitHub) -> None:
@@ -204,7 +234,7 @@ ERRORS: list[tuple[str, str | None, dict[str, str], Callable[..., None] | None, 
     ("a bad suite", BAD_SUITE, {}, None, 3, "agentassay.yml"),
     ("a suite file that is missing", None, {"suite": "missing.yml"}, None, 3, "missing.yml"),
     ("an agent that cannot be imported", NO_MODULE, {}, None, 4, "no_such_module_xyz"),
-    ("missing provider credentials", CREDENTIALS, {}, None, 4, "could not be run"),
+    ("missing provider credentials", CREDENTIALS, {}, None, 4, "OPENAI_API_KEY"),
     ("an install command that fails", None, {"install": "exit 7"}, None, 4, "exited with 7"),
     ("an unexpected crash", None, {}, _crash, None, "RuntimeError"),
 ]

@@ -83,9 +83,9 @@ def _emit(
             if not quiet:
                 click.echo(f"report written to {path}", err=True)
     if as_json:
-        from ..boundary import FIELD_LIMIT, scrub
+        from ..boundary import FIELD_LIMIT, scrub_document
 
-        click.echo(json.dumps(scrub(results.to_dict(), limit=FIELD_LIMIT, to_text=True), indent=1))  # as -o writes
+        click.echo(json.dumps(scrub_document(results.to_dict(), limit=FIELD_LIMIT, to_text=True), indent=1))  # as -o writes
     elif not quiet:
         click.echo(render_table(results, plugins=plugins))
     if output is not None and not quiet and lost is None:

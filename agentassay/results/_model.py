@@ -333,9 +333,9 @@ class Results:
         (``cli/_run.py`` keeps the results elsewhere and says where)."""
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
-        from ..boundary import FIELD_LIMIT, scrub
+        from ..boundary import FIELD_LIMIT, scrub_document
 
-        data = scrub(self.to_dict(), limit=FIELD_LIMIT, to_text=True)  # the boundary again, and capped
+        data = scrub_document(self.to_dict(), limit=FIELD_LIMIT, to_text=True)  # the boundary again, and capped
         _write_atomic(p, _json_text(data))
         return p
 
@@ -564,10 +564,10 @@ def load_results(path: str | Path) -> Results:
     from ._validate import read_json, validate
 
     p = Path(path)
-    data = read_json(p)
+    data, text = read_json(p, with_text=True)
     validate(data, str(p))
-    from ..boundary import scrub
+    from ..boundary import scrub_document
 
     # A file made elsewhere passes the boundary as it is read: repaired (no lone surrogates from
     # "\ud83d" escapes) and redacted, so no report or comment made from it can leak what it holds.
-    return Results.from_dict(scrub(data), source=str(p))
+    return Results.from_dict(scrub_document(data, text=text), source=str(p))

@@ -184,12 +184,13 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def speed_block(old: str | None) -> str:
-    """The part of docs/performance.md that benchmarks/speed.py writes, kept as it is."""
+    """The part of docs/performance.md from benchmarks/speed.py's block on, kept as it is: the block that
+    benchmark writes and the prose after it (written by hand, e.g. the large-suite note)."""
     from benchmarks.speed import BEGIN, END
 
     if old is None or BEGIN not in old or END not in old:
         return ""
-    return "\n" + BEGIN + old.split(BEGIN, 1)[1].split(END, 1)[0] + END + "\n"
+    return "\n" + BEGIN + old.split(BEGIN, 1)[1].rstrip("\n") + "\n"
 
 
 if __name__ == "__main__":

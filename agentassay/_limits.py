@@ -25,11 +25,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from ._errors import AgentAssayError
+
 DEFAULT_TIMEOUT = 120.0  # seconds for one match when no trial deadline applies (config.timeout's default)
 _local = threading.local()
 
 
-class PatternTimeout(Exception):
+class PatternTimeout(AgentAssayError):
     """A suite-supplied regular expression did not finish matching within the time left."""
 
     def __init__(self, pattern: str, seconds: float) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from .._errors import AgentAssayError, ExitCode
 from ..traces import Trace
 
 
@@ -26,11 +27,13 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-class UserExit(Exception):
+class UserExit(AgentAssayError):
     """User code (an agent, a factory, a check) raised a ``BaseException`` that is not an ``Exception``:
     ``SystemExit`` (``sys.exit()`` in a script without a ``__main__`` guard), ``KeyboardInterrupt``,
     ``GeneratorExit`` or a custom one. It must never end the process (``sys.exit(0)`` would read as a
     pass): at the boundary it becomes this, which is that trial's error (or exit 4 at import)."""
+
+    exit_code = ExitCode.AGENT
 
     def __init__(self, original: BaseException) -> None:
         super().__init__(describe_exception(original))
@@ -43,8 +46,10 @@ def user_exception(exc: BaseException) -> Exception:
     return exc if isinstance(exc, Exception) else UserExit(exc)
 
 
-class AgentRunError(Exception):
+class AgentRunError(AgentAssayError):
     """The agent failed mid-run. Carries the partial trace so no step already seen is lost."""
+
+    exit_code = ExitCode.AGENT
 
     def __init__(self, message: str, trace: Trace | None = None) -> None:
         super().__init__(message)

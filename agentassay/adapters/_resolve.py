@@ -9,11 +9,14 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from .._errors import AgentAssayError, ExitCode
 from ._base import AgentAdapter
 
 
-class AgentLoadError(Exception):
+class AgentLoadError(AgentAssayError):
     """The agent entry point could not be imported or is not something we can run (exit code 4)."""
+
+    exit_code = ExitCode.AGENT
 
 
 def _ensure_path(dirs: list[Path]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .._errors import AgentAssayError, ExitCode
+
 _TRANSIENT_NAMES = {
     "RateLimitError",
     "APITimeoutError",
@@ -21,8 +23,10 @@ _TRANSIENT_STATUS = {408, 409, 425, 429}
 _REJECTED_NAMES = {"AuthenticationError", "PermissionDeniedError"}
 
 
-class TransientError(Exception):
+class TransientError(AgentAssayError):
     """Raise from an agent to ask for a retry (e.g. a rate limit your own client detected)."""
+
+    exit_code = ExitCode.AGENT
 
     def __init__(self, message: str = "transient error", *, retry_after: float | None = None) -> None:
         super().__init__(message)

@@ -16,13 +16,12 @@ import threading
 
 import click
 
+from .._errors import ExitCode
 from ._analyze import analyze
 from ._coverage import coverage, generate, manifest
 from ._mutate import mutate
 from ._run import check, compare, demo, merge, report, run
 from ._stats import stats
-
-EXIT_USAGE = 3
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -109,18 +108,18 @@ def _main(argv: list[str] | None) -> int:
         rv = cli.main(args=argv, prog_name="agentassay", standalone_mode=False)
     except click.UsageError as e:
         e.show()
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except click.ClickException as e:
         e.show()
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except (click.Abort, _Terminated) as e:
         # A run latches signals from its start (results marked interrupted); this is a signal before it.
         click.echo("interrupted before any trial ran: nothing was measured and no results file was written", err=True)
-        return 143 if isinstance(e, _Terminated) else 130
+        return ExitCode.SIGTERM if isinstance(e, _Terminated) else ExitCode.SIGINT
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    return rv if isinstance(rv, int) else 0
+    return rv if isinstance(rv, int) else ExitCode.DEPLOY
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from ._run import EXIT_USAGE, _emit, _handle_errors, _plugins, plugin_option
+from .._errors import ExitCode
+from ._run import _emit, _handle_errors, _plugins, plugin_option
 
 
 def _analyze_errors(fn: Callable[..., int]) -> Callable[..., int]:
@@ -21,11 +22,11 @@ def _analyze_errors(fn: Callable[..., int]) -> Callable[..., int]:
             return fn(*args, **kwargs)
         except AnalyzeError as exc:
             click.echo(f"error: {exc}", err=True)
-            return EXIT_USAGE
+            return ExitCode.USAGE
         except Exception as exc:
             if type(exc).__name__ == "TraceImportError":  # agentassay.importers, imported only when used
                 click.echo(f"error: {exc}", err=True)
-                return EXIT_USAGE
+                return ExitCode.USAGE
             raise
 
     return wrapper

@@ -15,27 +15,20 @@ from typing import Any
 
 import click
 
-EXIT_USAGE = 3
-EXIT_AGENT = 4
+from .._errors import AgentAssayError, ExitCode
 
 
 def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
-    """Bad manifests, entry points that do not import and bad files are usage errors: exit 3."""
+    """Bad manifests, entry points that do not import and bad files are usage errors: exit 3, whatever the
+    error's own code (an agent that does not import is a wrong ``module:attr`` here, not a run that failed)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> int:
-        from ..adapters import AgentLoadError
-        from ..results import ResultsError
-        from ..spec import SpecError
-        from ..structure._extract import ExtractError
-        from ..structure._manifest import ManifestError
-        from ..traces import StoreError
-
         try:
             return fn(*args, **kwargs)
-        except (SpecError, ResultsError, StoreError, ManifestError, ExtractError, AgentLoadError) as exc:
+        except AgentAssayError as exc:
             click.echo(f"error: {exc}", err=True)
-            return EXIT_USAGE
+            return ExitCode.USAGE
 
     return wrapper
 
@@ -114,7 +107,7 @@ def manifest(entry: str, derive: bool, system: str | None, output: Path | None, 
     elif output is None:
         click.echo(text, nl=False)
     click.echo(_counts_line(m), err=True)
-    return 0
+    return ExitCode.OK
 
 
 def _realizer_lm(script: Path | None, lm: str | None, api_base: str | None, api_key_env: str | None, suite_root: Path) -> Any:
@@ -207,7 +200,7 @@ def generate(
         f"{report.lm_calls} LM calls; suite written to {out}",
         err=True,
     )
-    return 0
+    return ExitCode.OK
 
 
 @click.command()
@@ -235,12 +228,12 @@ def coverage(results_file: Path, as_json: bool, markdown: bool, mermaid: bool) -
     structural, behavioural = cov.get("structural"), cov.get("behavioural")
     if as_json:
         click.echo(json.dumps(cov, indent=1, ensure_ascii=False))
-        return 0
+        return ExitCode.OK
     if mermaid:
         if not structural:
             raise ResultsError(f"{results_file}: no structural coverage (no manifest was available for this agent)")
         click.echo(mermaid_flowchart(structural))
-        return 0
+        return ExitCode.OK
     section = coverage_section(structural, behavioural)
     if markdown:
         click.echo(f"{section['summary']}\n")
@@ -248,9 +241,9 @@ def coverage(results_file: Path, as_json: bool, markdown: bool, mermaid: bool) -
             click.echo(f"- {gap}")
         if section.get("mermaid"):
             click.echo(f"\n```mermaid\n{section['mermaid']}\n```")
-        return 0
+        return ExitCode.OK
     click.echo(_terminal(structural, behavioural, cov))
-    return 0
+    return ExitCode.OK
 
 
 def _terminal(structural: dict[str, Any] | None, behavioural: dict[str, Any] | None, cov: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from .._errors import ExitCode
 from ._run import _handle_errors, _plugins, plugin_option
 
 
@@ -69,10 +70,10 @@ def mutate(suite: Path, operators: str | None, max_mutants: int | None, output: 
         run.results.save(output)
     if run.aborted:
         click.echo(f"error: the original could not be run: {run.aborted}", err=True)
-        return 4
+        return ExitCode.AGENT
     if run.interrupted:
         click.echo(f"interrupted by {run.interrupted}: nothing was mutated", err=True)
-        return 130
+        return ExitCode.SIGINT
     if not quiet:
         click.echo(_table(run.results.sections["mutation"]))
-    return 0
+    return ExitCode.OK

@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-EXIT_USAGE = 3
-EXIT_AGENT = 4
+from .._errors import AgentAssayError, ExitCode
+
 DEFAULT_STORE = Path(".agentassay") / "traces.db"
 
 
@@ -25,24 +25,15 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> int:
-        from .._visible import visible
-        from ..adapters import AgentLoadError
-        from ..plugins import PluginError
-        from ..results import ResultsError
-        from ..spec import SpecError
-        from ..structure._manifest import ManifestError
-        from ..traces import StoreError
-
         try:
             return fn(*args, **kwargs)
-        except (SpecError, ResultsError, StoreError, ManifestError, PluginError) as exc:
-            click.echo(f"error: {visible(str(exc), lines=True)}", err=True)  # may quote a scenario name
-            return EXIT_USAGE
-        except AgentLoadError as exc:  # quotes the agent's own exception, which may quote a secret
+        except AgentAssayError as exc:  # each error says its exit code (agentassay/_errors.py)
+            from .._visible import visible
             from ..boundary import redact
 
+            # A message may quote a scenario name (visible) or an agent's own exception (redact).
             click.echo(f"error: {visible(redact(str(exc)), lines=True)}", err=True)
-            return EXIT_AGENT
+            return exc.exit_code
 
     return wrapper
 
@@ -101,7 +92,7 @@ def _emit(
         # Exit 3, not the verdict's code: a job that goes on to read -o would not find it (docs/cli.md).
         decision = results.decision.decision.value.upper()
         click.echo(f"error: {lost}. The run's decision was {decision} (exit code {int(report.exit_code)}).", err=True)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     return int(report.exit_code)
 
 
@@ -233,14 +224,14 @@ def _execute(
             f"only full recordings pool. Record with `agentassay run {suite_path} --full --pool {pool} -o FILE`",
             err=True,
         )
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if pool is not None and opts["shard"] is not None:
         click.echo(
             "error: --pool cannot be combined with --shard: record the shards without --pool and merge them "
             "(`agentassay merge`); a whole-suite recording can then pool against the merged file",
             err=True,
         )
-        return EXIT_USAGE
+        return ExitCode.USAGE
     plugins = _plugins(opts["plugin_specs"])
     suite = load_suite(suite_path, plugin_keys=plugins.suite_keys())
     suite = _overrides(
@@ -252,7 +243,7 @@ def _execute(
                 f"error: no baseline: pass --baseline FILE or set config.regression.baseline in {suite_path}",
                 err=True,
             )
-            return EXIT_USAGE
+            return ExitCode.USAGE
         baseline_path = Path(suite.settings.baseline)
     baseline = load_results(baseline_path) if baseline_path is not None else None
     if baseline is not None and baseline_path is not None:
@@ -435,10 +426,10 @@ def report(
     results = load_results(results_file)
     if html is None and junit is None and markdown is None:
         click.echo(render_table(results, plugins=plugins))
-        return 0
+        return ExitCode.OK
     for path in write_report_files(results, html=html, junit=junit, markdown=markdown, store=store, plugins=plugins):
         click.echo(f"wrote {path}")
-    return 0
+    return ExitCode.OK
 
 
 def _examples_dir() -> Path:
@@ -474,7 +465,7 @@ def demo(workdir: Path | None, quiet: bool) -> int:
             "checkout installed with `pip install -e .`",
             err=True,
         )
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if str(examples.parent) not in sys.path:
         sys.path.insert(0, str(examples.parent))
     folder = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="agentassay-demo-"))
@@ -502,13 +493,13 @@ def demo(workdir: Path | None, quiet: bool) -> int:
     )
     names = ", ".join(str(p) for p in [folder / "baseline.json", folder / "candidate.json", folder / "traces.db", *reports])
     click.echo(f"\nfiles: {names}", err=True)
-    if base.exit_code == EXIT_AGENT or cand.exit_code == EXIT_AGENT:
-        return EXIT_AGENT
+    if base.exit_code == ExitCode.AGENT or cand.exit_code == ExitCode.AGENT:
+        return ExitCode.AGENT
     seat = cand.results.scenario("seat_change")
     caught = cand.results.decision.decision.value == "block" and seat is not None and seat.verdict.verdict.value == "fail"
     if caught:
         click.echo("demo: the regression in v2 was caught (decision BLOCK, seat_change FAIL).")
-        return 0
+        return ExitCode.OK
     click.echo("demo: the check did NOT block v2; this is a defect, please report it.", err=True)
-    return 1
+    return ExitCode.BLOCK
 

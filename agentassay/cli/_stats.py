@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from .._errors import ExitCode
+
 VERDICT_EXIT = {"pass": 0, "fail": 1, "inconclusive": 2}
 
 
@@ -162,7 +164,7 @@ def sprt_command(
         )
     if as_json:
         click.echo(json.dumps(rows, indent=2))
-        return 0
+        return ExitCode.OK
     click.echo(
         f"SPRT H0: p >= {threshold}  vs  H1: p <= {threshold - delta:.4g}  (alpha={alpha}, beta={beta}, max_trials={max_trials})"
     )
@@ -174,7 +176,7 @@ def sprt_command(
             f"{r['p']:>7.3f} {r['pass']:>8.4f} {r['fail']:>8.4f} {r['inconclusive']:>8.4f} "
             f"{r['expected_trials']:>11.1f} {r['wald_expected_trials']:>10.1f} {r['p95_trials']:>6d}"
         )
-    return 0
+    return ExitCode.OK
 
 
 @stats.command(name="sample-size")
@@ -200,7 +202,7 @@ def sample_size(p: float, delta: float, alpha: float, beta: float, design: str) 
                 click.echo(f"{method:>7}: {n} trials per arm")
     except ValueError as e:
         raise _fail_usage(e) from None
-    return 0
+    return ExitCode.OK
 
 
 @stats.command()
@@ -246,4 +248,4 @@ def example() -> int:
     click.echo(
         f"\n4. Suite of the two regression scenarios: {suite.value.upper()} -> decision: {decision.value} (exit code {decision.exit_code})"
     )
-    return 0
+    return ExitCode.OK

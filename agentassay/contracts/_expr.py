@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._errors import AgentAssayError
 from .._limits import PatternTimeout, UserPattern, compile_pattern, expired, regex_error
 
 ROOTS = ("input", "output", "steps", "tools", "handoffs", "tokens", "usd", "latency_s")
@@ -100,7 +101,7 @@ ALLOWED = (
 MAX_EXPRESSION = 10_000  # characters of one contract expression
 
 
-class ExprError(Exception):
+class ExprError(AgentAssayError):
     """An expression that cannot be used: ``name`` is the offending name, ``suggestion`` a close valid one."""
 
     def __init__(self, message: str, *, name: str | None = None, suggestion: str | None = None) -> None:
@@ -110,7 +111,7 @@ class ExprError(Exception):
         self.suggestion = suggestion
 
 
-class EvalError(Exception):
+class EvalError(AgentAssayError):
     """An expression that failed on one trace (a type mismatch, a missing field): that trial's contract is violated."""
 
 

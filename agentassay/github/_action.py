@@ -30,10 +30,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._errors import AgentAssayError, ExitCode
 from ._client import ClientSettings
 from ._context import ActionContext, ActionInputError
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_AGENT = 0, 1, 3, 4
 PR_FILE = "pr.json"  # travels with the results so a workflow_run workflow knows the PR (forks)
 TRUST_DOC = "docs/action.md, 'Fork pull requests and trust'"
 
@@ -49,7 +49,7 @@ class Outcome:
     comment_url: str | None = None
     results_file: Path | None = None
     reports: list[str] = field(default_factory=list)  # report.html, junit.xml (relative to the workspace)
-    exit_code: int = EXIT_OK
+    exit_code: int = ExitCode.DEPLOY
 
 
 def _escape_command(text: str) -> str:
@@ -102,12 +102,6 @@ class Action:
 
     # -- the job ----------------------------------------------------------------------------------
     def run(self) -> int:
-        from ..adapters import AgentLoadError
-        from ..plugins import PluginError
-        from ..results import ResultsError
-        from ..spec import SpecError
-        from ..structure._manifest import ManifestError
-        from ..traces import StoreError
 
         try:
             mode = self.ctx.mode()
@@ -124,12 +118,10 @@ class Action:
                 self.install()
             suite = self.load_suite()
             return self.record(suite) if mode == "record" else self.check(suite)
-        except (ActionInputError, SpecError, ResultsError, PluginError, StoreError, ManifestError) as exc:
-            self.fail(str(exc), EXIT_USAGE)  # the CLI's exit 3 errors (cli/_run.py _handle_errors)
-        except (_AgentFailure, AgentLoadError) as exc:  # AgentLoadError: an import, or the provider preflight
-            self.fail(str(exc), getattr(exc, "exit_code", EXIT_AGENT))
+        except AgentAssayError as exc:  # each error says its exit code, as in the CLI (agentassay/_errors.py)
+            self.fail(str(exc), exc.exit_code)
         except Exception as exc:  # a bug of ours: the PR still hears of it; the traceback and exit code stay
-            self.fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_FAIL)
+            self.fail(f"internal error: {type(exc).__name__}: {exc}", ExitCode.BLOCK)
             raise
         return self.outcome.exit_code
 
@@ -242,7 +234,7 @@ class Action:
         )
         self.write_summary()
         self.write_outputs()
-        return EXIT_OK
+        return ExitCode.DEPLOY
 
     @staticmethod
     def pooling_text(results: Any, previous: Any, why: str) -> str:
@@ -412,15 +404,15 @@ class Action:
     # -- reporting --------------------------------------------------------------------------------
     def decision_exit(self, results: Any) -> int:
         if results.aborted is not None:  # no decision was reached: never a pass
-            return int(results.aborted.get("exit_code") or EXIT_AGENT)
+            return int(results.aborted.get("exit_code") or ExitCode.AGENT)
         decision = results.decision.decision.value
         if self.outcome.mode == "record-only":
-            return EXIT_OK  # nothing to compare with: the gate cannot block yet
+            return ExitCode.DEPLOY  # nothing to compare with: the gate cannot block yet
         if self.inputs.shard:
-            return EXIT_OK  # a shard's decision is provisional (Holm runs at the merge); publish gates
+            return ExitCode.DEPLOY  # a shard's decision is provisional (Holm runs at the merge); publish gates
         if decision == "block" or (decision == "manual" and self.inputs.fail_on == "manual"):
-            return EXIT_FAIL
-        return EXIT_OK
+            return ExitCode.BLOCK
+        return ExitCode.DEPLOY
 
     def finish(self, results: Any, pr: dict[str, Any] | None = None) -> int:
         self.outcome.exit_code = self.decision_exit(results)
@@ -474,7 +466,7 @@ class Action:
         whose = f" - {self.whose()}" if self.origin else ""  # first in a description cut at 140 characters
         if self.outcome.mode == "record-only":
             return "success", f"no baseline yet, recorded only{whose} ({counts})"
-        state = "failure" if self.outcome.exit_code == EXIT_FAIL else "success"
+        state = "failure" if self.outcome.exit_code == ExitCode.BLOCK else "success"
         return state, f"{d.decision.value.upper()}{whose}: {counts}"
 
     def whose(self) -> str:
@@ -647,13 +639,15 @@ class Action:
         return info if isinstance(info, dict) else None
 
 
-class _AgentFailure(Exception):
+class _AgentFailure(AgentAssayError):
     """The agent's dependencies would not install or the agent could not be run (exit 4), or the run was aborted
     by a signal (``exit_code`` 130 / 143): no decision to publish."""
 
-    def __init__(self, message: str, *, exit_code: int = EXIT_AGENT) -> None:
+    exit_code = ExitCode.AGENT
+
+    def __init__(self, message: str, *, exit_code: int = ExitCode.AGENT) -> None:
         super().__init__(message)
-        self.exit_code = exit_code
+        self.exit_code = ExitCode(exit_code)
 
 
 def run_action(
@@ -667,7 +661,7 @@ def run_action(
         ctx = ActionContext.from_env(env)
     except ActionInputError as exc:
         print(f"::error title=agentassay::{_escape_command(str(exc))}", file=stdout or sys.stdout, flush=True)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     return Action(ctx, stdout=stdout, github_settings=github_settings).run()
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import requests
 from requests.adapters import HTTPAdapter
 
+from .._errors import AgentAssayError
 from ._client import USER_AGENT, GitHubError, calling
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ MAX_MEMBERS = 1000  # a results folder holds a handful of files
 _CHUNK = 1024 * 1024
 
 
-class BaselineError(Exception):
+class BaselineError(AgentAssayError):
     """A baseline artifact that exists but cannot be used (corrupt, expired, too large)."""
 
 

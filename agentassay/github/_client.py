@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import requests
 
+from .._errors import AgentAssayError
+
 if TYPE_CHECKING:
     from github import Github
 
@@ -48,7 +50,7 @@ class ClientSettings:
     timeout: int = 30
 
 
-class GitHubError(Exception):
+class GitHubError(AgentAssayError):
     """A GitHub call that failed after the library's retries; ``status`` is None when no answer came.
 
     PyGithub raises ``GithubException`` and lets ``requests`` errors through; the action only needs

@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._errors import AgentAssayError
+
 MODES = ("auto", "check", "record", "publish")
 FAIL_ON = ("block", "manual")
 PR_EVENTS = ("pull_request", "pull_request_target")
 
 
-class ActionInputError(ValueError):
+class ActionInputError(AgentAssayError, ValueError):
     """An input the action cannot use; the message names the input and the fix."""
 
 

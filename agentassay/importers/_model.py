@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._errors import AgentAssayError
 from ..traces import Trace
 
 #: Every format :func:`agentassay.importers.detect_format` can name.
@@ -22,7 +23,7 @@ FORMATS = (
 )
 
 
-class TraceImportError(Exception):
+class TraceImportError(AgentAssayError):
     """The file cannot be imported at all: unreadable, not JSON, or not the format it claims.
 
     The message names the file, and the line or offset when known. (Unknown or incomplete spans

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .._errors import AgentAssayError
 from ._build import AGENT, HANDOFF, LLM, MISSING, OTHER, TOOL, Node, link_tool_calls, parse_arguments
 from ._json import MAX_EMBEDDED_DEPTH, JsonScanner, loads_embedded, nested_within
 from ._model import ImportStats
@@ -56,7 +57,7 @@ _STATUS_ERROR = {2, "2", "STATUS_CODE_ERROR", "ERROR"}
 MAX_VALUE_DEPTH = 32
 
 
-class ValueTooDeep(ValueError):
+class ValueTooDeep(AgentAssayError, ValueError):
     """An AnyValue nested deeper than ``MAX_VALUE_DEPTH``; the message names the attribute."""
 
 

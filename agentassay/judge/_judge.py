@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._errors import AgentAssayError
 from ..adapters._base import describe_exception
 from ..evaluators import EvalResult
 from ..runner._cost import price_usd
@@ -183,7 +184,7 @@ def _clip(text: str, width: int = _REASON) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-class _Failed(Exception):
+class _Failed(AgentAssayError):
     def __init__(self, reason: str, calls: int, input_tokens: int, output_tokens: int) -> None:
         super().__init__(reason)
         self.reason, self.calls, self.input_tokens, self.output_tokens = (

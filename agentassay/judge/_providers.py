@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._errors import AgentAssayError
 from ..traces import Action, Trace
 from ._config import JudgeConfig, load_scripted
 
@@ -26,7 +27,7 @@ _MAX_TOOLS = 20
 _MAX_ARGS = 200
 
 
-class GradeError(ValueError):
+class GradeError(AgentAssayError, ValueError):
     """A reply that is not a grade on the judge's scale (retried once, then an error trial)."""
 
 

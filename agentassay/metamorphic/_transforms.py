@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._errors import AgentAssayError
+
 TRANSFORMS = ("paraphrase", "typos", "case", "noise", "permute", "constraint", "python")
 CASES = ("upper", "lower", "title")
 PERMUTE = ("sentences", "lines")
@@ -48,7 +50,7 @@ _WORD = re.compile(r"\b[A-Za-z]{4,}\b")  # letters only: 14C, ABC123 and e-mail-
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-class TransformError(ValueError):
+class TransformError(AgentAssayError, ValueError):
     """A transformation that cannot apply to this input (e.g. more typos than words): a suite error."""
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import pluggy
 
+from .._errors import AgentAssayError
 from . import _hookspecs
 from ._hookspecs import PROJECT
 
@@ -29,7 +30,7 @@ ENV_PLUGINS = "AGENTASSAY_PLUGINS"
 WHERE = ("suite", "config", "scenario")
 
 
-class PluginError(Exception):
+class PluginError(AgentAssayError):
     """A plugin cannot be loaded or is malformed (exit code 3): the message names it and the fix."""
 
 

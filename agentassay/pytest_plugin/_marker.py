@@ -11,10 +11,12 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
+from .._errors import AgentAssayError
+
 METHODS = ("sprt", "fixed")
 
 
-class MarkerError(ValueError):
+class MarkerError(AgentAssayError, ValueError):
     """A marker argument that cannot work; the message names the argument and the fix."""
 
 

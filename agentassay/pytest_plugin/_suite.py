@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
+from .._errors import AgentAssayError
 from . import STATE
 
 VERDICT = pytest.StashKey[dict[str, Any]]()
 
 
-class ScenarioFailed(Exception):
+class ScenarioFailed(AgentAssayError):
     """The scenario's verdict is FAIL (or INCONCLUSIVE shown as a failure)."""
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from _pytest.runner import call_and_report, runtestprotocol
 
+from .._errors import AgentAssayError
 from . import _EXC, MarkerSpec, SessionState, Trial, _current
 
 if TYPE_CHECKING:
@@ -36,11 +37,11 @@ if TYPE_CHECKING:
 REASON_WIDTH = 300
 
 
-class TrialTimeout(Exception):
+class TrialTimeout(AgentAssayError):
     """A trial ran past the marker's ``timeout``."""
 
 
-class _Skip(Exception):
+class _Skip(AgentAssayError):
     """A trial called ``pytest.skip``: the whole test is skipped."""
 
     def __init__(self, report: pytest.TestReport) -> None:

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .._errors import AgentAssayError, ExitCode
 from ..gate import BaselineCounts, ScenarioVerdict, SuiteDecision
 from ..spec import AlertsConfig, CoverageConfig, ModelConfig, Settings
 from ..stats import Decision, Verdict
@@ -33,7 +34,7 @@ TOP_LEVEL = frozenset(
 ABORT_CAUSES = ("agent", "signal")
 
 
-class ResultsError(Exception):
+class ResultsError(AgentAssayError):
     """A results file is missing, not JSON, or not an AgentAssay results file (exit code 3)."""
 
 
@@ -510,9 +511,9 @@ def aborted_record(*, aborted: str | None, interrupted: str | None, trials: int)
     own exit code does), 130 / 143 for SIGINT / SIGTERM.
     """
     if aborted:
-        return {"reason": aborted, "exit_code": 4, "cause": "agent"}
+        return {"reason": aborted, "exit_code": int(ExitCode.AGENT), "cause": "agent"}
     if interrupted:
-        code = {"SIGINT": 130, "SIGTERM": 143}.get(interrupted, 130)
+        code = int(ExitCode.for_signal(interrupted))
         done = f"after {trials} trial{'s' if trials != 1 else ''}" if trials else "before the first trial"
         return {
             "reason": f"interrupted by {interrupted} {done}: the trials that finished are kept; no suite decision",

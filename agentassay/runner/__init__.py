@@ -3,10 +3,9 @@
 from ._engine import Engine, EngineOutcome, ScenarioState, run_engine, trial_seed
 from ._retry import TransientError, backoff, is_transient
 from ._run import Phase, Run, RunOptions
-from ._suite import EXIT_AGENT, RunReport, agent_version, run_suite
+from ._suite import RunReport, agent_version, run_suite
 
 __all__ = [
-    "EXIT_AGENT",
     "Engine",
     "EngineOutcome",
     "Phase",

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._errors import ExitCode
 from ..adapters import AgentAdapter
 from ..evaluators import build_evaluator
 from ..gate import decide
@@ -24,10 +25,7 @@ from ._signals import SignalLatch
 if TYPE_CHECKING:
     from ..plugins import Plugins
 
-EXIT_AGENT = 4
-EXIT_SIGNAL = {"SIGINT": 130, "SIGTERM": 143}
-
-__all__ = ["EXIT_AGENT", "EXIT_SIGNAL", "RunReport", "agent_version", "git_commit", "run_suite"]
+__all__ = ["RunReport", "agent_version", "git_commit", "run_suite"]
 
 
 @dataclass(frozen=True)
@@ -45,9 +43,9 @@ class RunReport:
         if self.results.aborted is not None:
             return int(self.results.aborted["exit_code"])
         if self.aborted:
-            return EXIT_AGENT
+            return ExitCode.AGENT
         if self.interrupted:
-            return EXIT_SIGNAL.get(self.interrupted, 130)
+            return ExitCode.for_signal(self.interrupted)
         return self.results.decision.exit_code
 
 

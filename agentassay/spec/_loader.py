@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from .._errors import AgentAssayError
 from .._limits import compile_pattern, regex_error
 from ._model import (
     BUILTIN_PLUGIN_KEYS,
@@ -117,7 +118,7 @@ _JUDGE_RESERVED = ("input", "output", "properties")
 MAX_YAML_DEPTH = 64
 
 
-class YamlTooDeep(yaml.MarkedYAMLError):
+class YamlTooDeep(yaml.MarkedYAMLError, AgentAssayError):
     """Raised while composing a YAML document nested deeper than ``MAX_YAML_DEPTH``."""
 
 
@@ -143,7 +144,7 @@ class BoundedSafeLoader(yaml.SafeLoader):
             path.pop()
 
 
-class SpecError(Exception):
+class SpecError(AgentAssayError):
     """A suite file that cannot be used, located precisely enough to fix without reading code.
 
     ``str(e)`` is ``file:line: key: message``; the parts are also attributes so the CLI and

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from .._errors import ExitCode
+
 
 class Verdict(str, Enum):
     """Outcome of a stochastic test: evidence for, evidence against, or not enough evidence."""
@@ -31,7 +33,7 @@ class Decision(str, Enum):
 
     @property
     def exit_code(self) -> int:
-        return {"deploy": 0, "block": 1, "manual": 2, "aborted": 4}[self.value]
+        return int(_EXIT[self.value])
 
     def __str__(self) -> str:
         return self.value
@@ -40,3 +42,7 @@ class Decision(str, Enum):
 # Integer codes used inside the vectorised verdict tables.
 CODE_INCONCLUSIVE, CODE_PASS, CODE_FAIL = 0, 1, 2
 VERDICT_OF_CODE = {CODE_INCONCLUSIVE: Verdict.INCONCLUSIVE, CODE_PASS: Verdict.PASS, CODE_FAIL: Verdict.FAIL}
+
+
+# ABORTED's own code is the process's (4 or a signal's, in the results file's ``aborted``); 4 when unsaid.
+_EXIT = {"deploy": ExitCode.DEPLOY, "block": ExitCode.BLOCK, "manual": ExitCode.MANUAL, "aborted": ExitCode.AGENT}

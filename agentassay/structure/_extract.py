@@ -32,6 +32,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
+from .._errors import AgentAssayError
 from ..adapters._resolve import import_entry
 from ._evaluate import ClassScope, Evaluator, Frame, _is_factory, local_assignments
 from ._manifest import DOCS, _article, _derive, check_manifest
@@ -49,7 +50,7 @@ _ACCEPTS = (
 )
 
 
-class ExtractError(ValueError):
+class ExtractError(AgentAssayError, ValueError):
     """The target cannot be turned into a manifest; the message says what to point at instead."""
 
 

@@ -36,6 +36,7 @@ from typing import Any, NoReturn
 
 import yaml
 
+from .._errors import AgentAssayError
 from ._model import AgentNode, Delegation, Edge, Manifest, ToolNode
 
 __all__ = [
@@ -82,7 +83,7 @@ _ALIASES = {
 }
 
 
-class ManifestError(ValueError):
+class ManifestError(AgentAssayError, ValueError):
     """A manifest that is not well-formed: which field, every offending item, and how to fix it.
 
     The CLI maps it to exit code 3, like a bad suite file.

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .._errors import AgentAssayError
 from .._limits import UserPattern, compile_pattern, regex_error
 from ..results import Results, ResultsError, load_results
 from ..spec import Suite
@@ -25,7 +26,7 @@ from ..traces import Trace, TraceStore
 MATCH_KEYS = ("input", "attribute", "equals", "regex")
 
 
-class AnalyzeError(Exception):
+class AnalyzeError(AgentAssayError):
     """Nothing to analyze (no trace matched, an unusable source): exit 3, naming the file and the fix."""
 
 

@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from .._errors import AgentAssayError
 from ..traces import Trace
 
 
-class NotRecorded(Exception):
+class NotRecorded(AgentAssayError):
     """``analyze`` has no recorded trace for this input and trial: it never calls the agent to make one."""
 
 

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .._errors import AgentAssayError
 from ._model import Trace
 
 STORE_SCHEMA_VERSION = 2  # 2 added the per-trial fingerprint column (1 is upgraded in place)
@@ -56,7 +57,7 @@ CREATE TABLE IF NOT EXISTS judge_cache (
 """
 
 
-class StoreError(Exception):
+class StoreError(AgentAssayError):
     """The store file exists but cannot be used (wrong schema, not a database)."""
 
 

@@ -290,51 +290,37 @@ def _parse_pairs(raw: Any, field: str, problems: _Problems) -> list[Edge]:
     return pairs
 
 
-def parse_manifest(
-    data: Mapping[str, Any], *, source: str = DEFAULT_SOURCE, derive_restrictions: bool = False
-) -> Manifest:
-    """Build and check a ``Manifest`` from its YAML/JSON form (see the module docstring).
-
-    ``derive_restrictions`` (or ``restrict: derive``) adds the closed-world restrictions.
-    Raises ``ManifestError`` listing every offender of the first kind of problem found.
-    """
-    if not isinstance(data, Mapping):
-        raise ManifestError(
-            source,
-            "",
-            [
-                "expected a mapping with system, agents, tools, permissions and delegations, "
-                f"got {_type_name(data)}"
-            ],
-            f"start the file with 'system:' and 'agents:' (see {DOCS})",
-        )
-    problems = _Problems([])
-    _check_keys(data, _TOP_KEYS, "", problems)
-
-    system_raw = data.get("system")
-    system_id: str | None = None
-    entry: str | None = None
-    if not isinstance(system_raw, Mapping):
-        got = "missing" if system_raw is None else f"got {_type_name(system_raw)}"
+def _parse_system(raw: Any, problems: _Problems) -> tuple[str | None, str | None]:
+    """The ``system`` section as (id, entry_agent); split out to keep parse_manifest short."""
+    if not isinstance(raw, Mapping):
+        got = "missing" if raw is None else f"got {_type_name(raw)}"
         problems.add("system", f"system: expected a mapping with 'id' and 'entry_agent', {got}")
-    else:
-        _check_keys(system_raw, _SYSTEM_KEYS, "system", problems)
-        system_id = _string(system_raw.get("id"), "system.id", problems)
-        entry = _string(system_raw.get("entry_agent"), "system.entry_agent", problems)
+        return None, None
+    _check_keys(raw, _SYSTEM_KEYS, "system", problems)
+    system_id = _string(raw.get("id"), "system.id", problems)
+    entry = _string(raw.get("entry_agent"), "system.entry_agent", problems)
+    return system_id, entry
 
+
+def _parse_agents(raw: Any, problems: _Problems) -> list[AgentNode]:
+    """The ``agents`` section; split out to keep parse_manifest short."""
     agents: list[AgentNode] = []
-    if data.get("agents") is None:
+    if raw is None:
         problems.add("agents", "agents: missing; expected a list with at least the entry agent")
-    for where, node_id, item in _parse_node_entries(data.get("agents"), "agents", _AGENT_KEYS, problems):
+    for where, node_id, item in _parse_node_entries(raw, "agents", _AGENT_KEYS, problems):
         name = _string(item.get("name"), f"{where}.name", problems, required=False, field="agents")
         kind = _choice(item.get("kind"), AGENT_KINDS, "agent", f"{where}.kind", "agents", problems)
         description = _string(
             item.get("description"), f"{where}.description", problems, required=False, field="agents"
         )
         agents.append(AgentNode(node_id, name or node_id, kind, description or ""))  # type: ignore[arg-type]
+    return agents
 
+
+def _parse_tools(raw: Any, problems: _Problems) -> list[ToolNode]:
+    """The ``tools`` section; split out to keep parse_manifest short."""
     tools: list[ToolNode] = []
-    for where, node_id, item in _parse_node_entries(data.get("tools"), "tools", _TOOL_KEYS, problems):
+    for where, node_id, item in _parse_node_entries(raw, "tools", _TOOL_KEYS, problems):
         name = _string(item.get("name"), f"{where}.name", problems, required=False, field="tools")
         kind = _choice(item.get("kind"), TOOL_KINDS, "function", f"{where}.kind", "tools", problems)
         description = _string(
@@ -349,11 +335,15 @@ def parse_manifest(
         plain = _to_plain(schema) if schema is not None else None
         node = ToolNode(node_id, name or node_id, kind, description or "", plain)  # type: ignore[arg-type]
         tools.append(node)
+    return tools
 
+
+def _parse_permissions(
+    permissions: Any, problems: _Problems, derive: bool
+) -> tuple[list[Edge], list[Edge], bool]:
+    """The ``permissions`` section as (allow, restrict, derive); ``restrict: derive`` sets derive."""
     allow: list[Edge] = []
     restrict: list[Edge] = []
-    derive = derive_restrictions
-    permissions = data.get("permissions")
     if permissions is not None and not isinstance(permissions, Mapping):
         problems.add(
             "permissions",
@@ -374,11 +364,13 @@ def parse_manifest(
                 )
         else:
             restrict = _parse_pairs(raw_restrict, "permissions.restrict", problems)
+    return allow, restrict, derive
 
+
+def _parse_delegations(raw: Any, problems: _Problems) -> list[Delegation]:
+    """The ``delegations`` section; split out to keep parse_manifest short."""
     delegations: list[Delegation] = []
-    for i, item in enumerate(
-        _list(data.get("delegations"), "delegations", problems, "mappings with 'from' and 'to'")
-    ):
+    for i, item in enumerate(_list(raw, "delegations", problems, "mappings with 'from' and 'to'")):
         where = f"delegations[{i}]"
         if not isinstance(item, Mapping):
             problems.add(
@@ -396,18 +388,24 @@ def parse_manifest(
         if src is not None and dst is not None:
             edge = Delegation(src, dst, via, trigger or "delegate", tool)  # type: ignore[arg-type]
             delegations.append(edge)
+    return delegations
 
-    notes_raw = data.get("notes")
+
+def _parse_notes(raw: Any, problems: _Problems) -> list[str]:
+    """The ``notes`` section; a bare string is one note."""
+    if isinstance(raw, str):
+        return [raw]
     notes: list[str] = []
-    if isinstance(notes_raw, str):
-        notes = [notes_raw]
-    else:
-        for i, note in enumerate(_list(notes_raw, "notes", problems, "strings")):
-            if isinstance(note, str):
-                notes.append(note)
-            else:
-                problems.add("notes", f"notes[{i}]: expected a string, got {_type_name(note)}")
+    for i, note in enumerate(_list(raw, "notes", problems, "strings")):
+        if isinstance(note, str):
+            notes.append(note)
+        else:
+            problems.add("notes", f"notes[{i}]: expected a string, got {_type_name(note)}")
+    return notes
 
+
+def _raise_problems(source: str, problems: _Problems) -> None:
+    """Raise one ManifestError listing every shape problem, so a user fixes the file in one pass."""
     if problems.items:
         fields = list(dict.fromkeys(f for f, _ in problems.items))
         raise ManifestError(
@@ -417,6 +415,36 @@ def parse_manifest(
             f"use the keys and types of the manifest format ({DOCS})",
             headline=f"{_plural(len(problems.items), 'problem')} with keys or types",
         )
+
+
+def parse_manifest(
+    data: Mapping[str, Any], *, source: str = DEFAULT_SOURCE, derive_restrictions: bool = False
+) -> Manifest:
+    """Build and check a ``Manifest`` from its YAML/JSON form (see the module docstring).
+
+    ``derive_restrictions`` (or ``restrict: derive``) adds the closed-world restrictions.
+    Raises ``ManifestError`` listing every offender of the first kind of problem found.
+    """
+    if not isinstance(data, Mapping):
+        raise ManifestError(
+            source,
+            "",
+            [
+                "expected a mapping with system, agents, tools, permissions and delegations, "
+                f"got {_type_name(data)}"
+            ],
+            f"start the file with 'system:' and 'agents:' (see {DOCS})",
+        )
+    problems = _Problems([])
+    _check_keys(data, _TOP_KEYS, "", problems)
+    # Sections are parsed in file order so the problems are listed in that order.
+    system_id, entry = _parse_system(data.get("system"), problems)
+    agents = _parse_agents(data.get("agents"), problems)
+    tools = _parse_tools(data.get("tools"), problems)
+    allow, restrict, derive = _parse_permissions(data.get("permissions"), problems, derive_restrictions)
+    delegations = _parse_delegations(data.get("delegations"), problems)
+    notes = _parse_notes(data.get("notes"), problems)
+    _raise_problems(source, problems)
 
     manifest = Manifest(
         system=system_id or "",
@@ -440,17 +468,8 @@ def _fail(
     raise ManifestError(source, field, problems, fix, headline=headline, joiner=joiner)
 
 
-def check_manifest(manifest: Manifest, *, source: str | None = None) -> Manifest:
-    """Raise ``ManifestError`` unless ``manifest`` is well-formed (paper Sec. III-A); return it.
-
-    Checks, in order, each reporting every offender: duplicate ids (agents and tools share one id
-    space, so an edge end is never ambiguous), the entry agent, edge endpoints (declared, and of
-    the right kind), duplicate edges, and pairs both allowed and restricted.
-    """
-    src = source or manifest.source or DEFAULT_SOURCE
-    agent_ids = [a.id for a in manifest.agents]
-    tool_ids = [t.id for t in manifest.tools]
-
+def _check_duplicate_ids(src: str, agent_ids: list[str], tool_ids: list[str]) -> None:
+    """Fail on repeated ids: agents and tools share one id space, so an edge end is never ambiguous."""
     dup: list[str] = []
     dup_fields: list[str] = []
     for label, ids in (("agents", agent_ids), ("tools", tool_ids)):
@@ -472,6 +491,9 @@ def check_manifest(manifest: Manifest, *, source: str | None = None) -> Manifest
             f"{_plural(len(dup), 'duplicate id')}",
         )
 
+
+def _check_entry(src: str, manifest: Manifest, agent_ids: list[str], tool_ids: list[str]) -> None:
+    """Fail unless there are agents and the entry agent is one of them."""
     if not manifest.agents:
         _fail(
             src,
@@ -493,6 +515,9 @@ def check_manifest(manifest: Manifest, *, source: str | None = None) -> Manifest
             "the entry agent is not declared",
         )
 
+
+def _check_endpoints(src: str, manifest: Manifest, agent_ids: list[str], tool_ids: list[str]) -> None:
+    """Fail unless every edge end is a declared node of the right kind (agent or tool)."""
     agents, tools = set(agent_ids), set(tool_ids)
     bad: list[str] = []
     bad_fields: list[str] = []
@@ -527,6 +552,9 @@ def check_manifest(manifest: Manifest, *, source: str | None = None) -> Manifest
             "a declared node of the right kind",
         )
 
+
+def _check_repeated_edges(src: str, manifest: Manifest) -> None:
+    """Fail on permission pairs or delegations listed more than once."""
     repeated: list[str] = []
     repeated_fields: list[str] = []
     for field, edges in (("permissions.allow", manifest.allow), ("permissions.restrict", manifest.restrict)):
@@ -547,6 +575,9 @@ def check_manifest(manifest: Manifest, *, source: str | None = None) -> Manifest
             f"{_plural(len(repeated), 'edge')} {'is' if len(repeated) == 1 else 'are'} listed more than once",
         )
 
+
+def _check_conflicts(src: str, manifest: Manifest) -> None:
+    """Fail on agent–tool pairs that are both allowed and restricted."""
     restricted = set(manifest.restrict)
     conflicts = [e for e in dict.fromkeys(manifest.allow) if e in restricted]
     if conflicts:
@@ -559,6 +590,23 @@ def check_manifest(manifest: Manifest, *, source: str | None = None) -> Manifest
             "both allowed and restricted",
             joiner=", ",
         )
+
+
+def check_manifest(manifest: Manifest, *, source: str | None = None) -> Manifest:
+    """Raise ``ManifestError`` unless ``manifest`` is well-formed (paper Sec. III-A); return it.
+
+    Checks, in order, each reporting every offender: duplicate ids (agents and tools share one id
+    space, so an edge end is never ambiguous), the entry agent, edge endpoints (declared, and of
+    the right kind), duplicate edges, and pairs both allowed and restricted.
+    """
+    src = source or manifest.source or DEFAULT_SOURCE
+    agent_ids = [a.id for a in manifest.agents]
+    tool_ids = [t.id for t in manifest.tools]
+    _check_duplicate_ids(src, agent_ids, tool_ids)
+    _check_entry(src, manifest, agent_ids, tool_ids)
+    _check_endpoints(src, manifest, agent_ids, tool_ids)
+    _check_repeated_edges(src, manifest)
+    _check_conflicts(src, manifest)
     return manifest
 
 

@@ -319,6 +319,88 @@ def clone_graph(entry: Any) -> tuple[list[Any], dict[int, Any]]:
     return originals, clones
 
 
+def _delete_tool(c: Any, agent: Any, name: str, mutant_id: str, sdk: types.SimpleNamespace) -> None:
+    """``delete_allowed_edge``: drop the (non-agent) tool ``name`` from clone ``c``; kept apart for length."""
+    kept = [t for t in c.tools if sdk.agent_tool_target(t) is not None or getattr(t, "name", None) != name]
+    if len(kept) == len(c.tools):
+        raise ValueError(f"{mutant_id}: agent {agent.name!r} has no tool named {name!r}")
+    c.tools = kept
+
+
+def _give_tool(
+    originals: list[Any], c: Any, agent: Any, name: str, mutant_id: str, sdk: types.SimpleNamespace
+) -> None:
+    """``remove_restriction``: add to clone ``c`` the real tool ``name`` of the first original having it."""
+    real = next(
+        (
+            t
+            for a in originals
+            for t in a.tools
+            if sdk.agent_tool_target(t) is None and getattr(t, "name", None) == name
+        ),
+        None,
+    )
+    if real is None:
+        raise ValueError(f"{mutant_id}: no agent of the graph has a tool named {name!r} to give away")
+    if any(getattr(t, "name", None) == name for t in c.tools):
+        raise ValueError(f"{mutant_id}: agent {agent.name!r} already has a tool named {name!r}")
+    c.tools = [*c.tools, real]
+
+
+def _retarget(
+    c: Any,
+    old_clone: Any,
+    new_clone: Any,
+    names: tuple[Any, Any],
+    mutant_id: str,
+    sdk: types.SimpleNamespace,
+) -> None:
+    """``retarget_delegation``: clone ``c``'s delegations to ``old_clone`` go to ``new_clone`` instead.
+
+    ``names`` are the original agents ``(a, b)``, for the error message. Split out of ``apply_to_agents``.
+    """
+    # a retargeted delegation whose tool name ``a`` already uses elsewhere is dropped
+    taken = {_handoff_tool_name(h, sdk) for h in c.handoffs if sdk.handoff_target(h) is not old_clone}
+    taken |= {getattr(t, "name", None) for t in c.tools if sdk.agent_tool_target(t) is not old_clone}
+    changed = False
+    handoffs = []
+    for h in c.handoffs:
+        if sdk.handoff_target(h) is old_clone:
+            changed = True
+            h = _handoff_to(h, old_clone, new_clone, sdk)
+            if _handoff_tool_name(h, sdk) in taken:
+                continue
+        handoffs.append(h)
+    tools = []
+    for t in c.tools:
+        if sdk.agent_tool_target(t) is old_clone:
+            changed = True
+            t = _agent_tool_to(t, old_clone, new_clone, sdk)
+            if t.name in taken:
+                continue
+        tools.append(t)
+    if not changed:
+        a, b = names
+        raise ValueError(f"{mutant_id}: {a.name!r} has no handoff or agent tool to {b.name!r}")
+    c.handoffs, c.tools = handoffs, tools
+
+
+def _disconnect(
+    clones: dict[int, Any], gone: Any, entry_clone: Any, mutant_id: str, sdk: types.SimpleNamespace
+) -> None:
+    """``disconnect_agent``: drop every clone's handoff and agent tool pointing at ``gone``."""
+    if gone is entry_clone:
+        raise ValueError(f"{mutant_id}: the entry agent cannot be disconnected")
+    dropped = 0
+    for c in clones.values():
+        handoffs = [h for h in c.handoffs if sdk.handoff_target(h) is not gone]
+        tools = [t for t in c.tools if sdk.agent_tool_target(t) is not gone]
+        dropped += len(c.handoffs) - len(handoffs) + len(c.tools) - len(tools)
+        c.handoffs, c.tools = handoffs, tools
+    if not dropped:  # e.g. only a Python coordinator runs it: nothing here to disconnect
+        raise ValueError(f"{mutant_id}: no handoff or agent tool points at {gone.name!r}")
+
+
 def apply_to_agents(entry: Any, m: Manifest, mutant: StructuralMutant) -> Any:
     """A mutated copy of the SDK agent graph rooted at ``entry``; returns the entry's clone.
 
@@ -360,68 +442,15 @@ def apply_to_agents(entry: Any, m: Manifest, mutant: StructuralMutant) -> Any:
     op, target = mutant.operator, mutant.target
     if op == "delete_allowed_edge":
         agent, name = sdk_agent(target[0]), tool_name(target[1])
-        c = clones[id(agent)]
-        kept = [
-            t for t in c.tools if sdk.agent_tool_target(t) is not None or getattr(t, "name", None) != name
-        ]
-        if len(kept) == len(c.tools):
-            raise ValueError(f"{mutant.id}: agent {agent.name!r} has no tool named {name!r}")
-        c.tools = kept
+        _delete_tool(clones[id(agent)], agent, name, mutant.id, sdk)
     elif op == "remove_restriction":
         agent, name = sdk_agent(target[0]), tool_name(target[1])
-        real = next(
-            (
-                t
-                for a in originals
-                for t in a.tools
-                if sdk.agent_tool_target(t) is None and getattr(t, "name", None) == name
-            ),
-            None,
-        )
-        if real is None:
-            raise ValueError(f"{mutant.id}: no agent of the graph has a tool named {name!r} to give away")
-        c = clones[id(agent)]
-        if any(getattr(t, "name", None) == name for t in c.tools):
-            raise ValueError(f"{mutant.id}: agent {agent.name!r} already has a tool named {name!r}")
-        c.tools = [*c.tools, real]
+        _give_tool(originals, clones[id(agent)], agent, name, mutant.id, sdk)
     elif op == "retarget_delegation":
         a, b, new = (sdk_agent(x) for x in target)
-        c, old_clone, new_clone = clones[id(a)], clones[id(b)], clones[id(new)]
-        # a retargeted delegation whose tool name ``a`` already uses elsewhere is dropped
-        taken = {_handoff_tool_name(h, sdk) for h in c.handoffs if sdk.handoff_target(h) is not old_clone}
-        taken |= {getattr(t, "name", None) for t in c.tools if sdk.agent_tool_target(t) is not old_clone}
-        changed = False
-        handoffs = []
-        for h in c.handoffs:
-            if sdk.handoff_target(h) is old_clone:
-                changed = True
-                h = _handoff_to(h, old_clone, new_clone, sdk)
-                if _handoff_tool_name(h, sdk) in taken:
-                    continue
-            handoffs.append(h)
-        tools = []
-        for t in c.tools:
-            if sdk.agent_tool_target(t) is old_clone:
-                changed = True
-                t = _agent_tool_to(t, old_clone, new_clone, sdk)
-                if t.name in taken:
-                    continue
-            tools.append(t)
-        if not changed:
-            raise ValueError(f"{mutant.id}: {a.name!r} has no handoff or agent tool to {b.name!r}")
-        c.handoffs, c.tools = handoffs, tools
+        _retarget(clones[id(a)], clones[id(b)], clones[id(new)], (a, b), mutant.id, sdk)
     elif op == "disconnect_agent":
-        gone = clones[id(sdk_agent(target[0]))]
-        if gone is clones[id(entry)]:
-            raise ValueError(f"{mutant.id}: the entry agent cannot be disconnected")
-        dropped = 0
-        for c in clones.values():
-            handoffs = [h for h in c.handoffs if sdk.handoff_target(h) is not gone]
-            tools = [t for t in c.tools if sdk.agent_tool_target(t) is not gone]
-            dropped += len(c.handoffs) - len(handoffs) + len(c.tools) - len(tools)
-            c.handoffs, c.tools = handoffs, tools
-        if not dropped:  # e.g. only a Python coordinator runs it: nothing here to disconnect
-            raise ValueError(f"{mutant.id}: no handoff or agent tool points at {gone.name!r}")
+        _disconnect(clones, clones[id(sdk_agent(target[0]))], clones[id(entry)], mutant.id, sdk)
     else:
         raise ValueError(f"unknown mutation operator {op!r}")
     return clones[id(entry)]

@@ -108,32 +108,16 @@ structural evidence the message is for; `feedback` reports what the runtime obse
 candidates were executed: change whatever made them miss."""
 
 
-@functools.cache
-def _classes() -> dict[str, Any]:
-    """Build the DSPy signatures, the realizer module and the run monitor (imports DSPy)."""
-    dspy = _dspy()
-    from dspy.utils.callback import BaseCallback
+_COMMON_IN = {
+    "workflow": "What the workflow is for: its system, its agents and its tools, by description.",
+    "objective": "The witness objective, e.g. Delegate(a, b); for reference only, never quote it.",
+    "forbidden": "Identifiers the message must not contain, comma-separated.",
+    "feedback": "What the runtime observed on earlier attempts for this objective.",
+}
 
-    common_in = {
-        "workflow": "What the workflow is for: its system, its agents and its tools, by description.",
-        "objective": "The witness objective, e.g. Delegate(a, b); for reference only, never quote it.",
-        "forbidden": "Identifiers the message must not contain, comma-separated.",
-        "feedback": "What the runtime observed on earlier attempts for this objective.",
-    }
 
-    class RealizeReach(dspy.Signature):
-        __doc__ = (
-            "C1 (reach): write one realistic end-user message whose handling requires the target "
-            "agent, so that the workflow routes the conversation to it, without naming it." + _RULES
-        )
-
-        workflow: str = dspy.InputField(desc=common_in["workflow"])
-        target_agent: str = dspy.InputField(desc="The agent the message must reach: its description.")
-        route: str = dspy.InputField(desc="How conversations get to it from the entry agent (descriptions).")
-        objective: str = dspy.InputField(desc=common_in["objective"])
-        forbidden: str = dspy.InputField(desc=common_in["forbidden"])
-        feedback: str = dspy.InputField(desc=common_in["feedback"])
-        scenario: str = dspy.OutputField(desc="The end-user message, exactly as the user would type it.")
+def _tool_signatures(dspy: Any) -> tuple[type, type]:
+    """``RealizeUseTool`` and ``RealizeRestrictTool``, apart from the other two to keep builders short."""
 
     class RealizeUseTool(dspy.Signature):
         __doc__ = (
@@ -142,13 +126,13 @@ def _classes() -> dict[str, Any]:
             "tool or the agent. Give every value the tool's parameters need." + _RULES
         )
 
-        workflow: str = dspy.InputField(desc=common_in["workflow"])
+        workflow: str = dspy.InputField(desc=_COMMON_IN["workflow"])
         agent: str = dspy.InputField(desc="The agent that must call the tool: its description.")
         tool: str = dspy.InputField(desc="The tool the agent must call: its description.")
         tool_parameters: str = dspy.InputField(desc="The tool's parameters (JSON schema).")
-        objective: str = dspy.InputField(desc=common_in["objective"])
-        forbidden: str = dspy.InputField(desc=common_in["forbidden"])
-        feedback: str = dspy.InputField(desc=common_in["feedback"])
+        objective: str = dspy.InputField(desc=_COMMON_IN["objective"])
+        forbidden: str = dspy.InputField(desc=_COMMON_IN["forbidden"])
+        feedback: str = dspy.InputField(desc=_COMMON_IN["feedback"])
         scenario: str = dspy.OutputField(desc="The end-user message, exactly as the user would type it.")
 
     class RealizeRestrictTool(dspy.Signature):
@@ -160,7 +144,7 @@ def _classes() -> dict[str, Any]:
             "workflow." + _RULES
         )
 
-        workflow: str = dspy.InputField(desc=common_in["workflow"])
+        workflow: str = dspy.InputField(desc=_COMMON_IN["workflow"])
         agent: str = dspy.InputField(desc="The agent being probed: its description.")
         agent_capabilities: str = dspy.InputField(
             desc="What the agent may do: its allowed tools and delegations."
@@ -169,10 +153,32 @@ def _classes() -> dict[str, Any]:
             desc="The capability the agent must NOT use: the restricted tool's description."
         )
         tool_parameters: str = dspy.InputField(desc="The restricted tool's parameters (JSON schema).")
-        objective: str = dspy.InputField(desc=common_in["objective"])
-        forbidden: str = dspy.InputField(desc=common_in["forbidden"])
-        feedback: str = dspy.InputField(desc=common_in["feedback"])
+        objective: str = dspy.InputField(desc=_COMMON_IN["objective"])
+        forbidden: str = dspy.InputField(desc=_COMMON_IN["forbidden"])
+        feedback: str = dspy.InputField(desc=_COMMON_IN["feedback"])
         scenario: str = dspy.OutputField(desc="The end-user message, exactly as the user would type it.")
+
+    return RealizeUseTool, RealizeRestrictTool
+
+
+def _signature_classes(dspy: Any) -> dict[str, Any]:
+    """The four criterion signatures by objective kind; split out so ``_classes`` stays short."""
+
+    class RealizeReach(dspy.Signature):
+        __doc__ = (
+            "C1 (reach): write one realistic end-user message whose handling requires the target "
+            "agent, so that the workflow routes the conversation to it, without naming it." + _RULES
+        )
+
+        workflow: str = dspy.InputField(desc=_COMMON_IN["workflow"])
+        target_agent: str = dspy.InputField(desc="The agent the message must reach: its description.")
+        route: str = dspy.InputField(desc="How conversations get to it from the entry agent (descriptions).")
+        objective: str = dspy.InputField(desc=_COMMON_IN["objective"])
+        forbidden: str = dspy.InputField(desc=_COMMON_IN["forbidden"])
+        feedback: str = dspy.InputField(desc=_COMMON_IN["feedback"])
+        scenario: str = dspy.OutputField(desc="The end-user message, exactly as the user would type it.")
+
+    RealizeUseTool, RealizeRestrictTool = _tool_signatures(dspy)
 
     class RealizeDelegate(dspy.Signature):
         __doc__ = (
@@ -181,22 +187,26 @@ def _classes() -> dict[str, Any]:
             "to the child, without naming either." + _RULES
         )
 
-        workflow: str = dspy.InputField(desc=common_in["workflow"])
+        workflow: str = dspy.InputField(desc=_COMMON_IN["workflow"])
         parent: str = dspy.InputField(desc="The agent that must delegate: its description.")
         child: str = dspy.InputField(desc="The agent it must delegate to: its description.")
         route: str = dspy.InputField(desc="How conversations get to the parent from the entry agent.")
         trigger: str = dspy.InputField(desc="When the parent delegates to the child, as declared.")
-        objective: str = dspy.InputField(desc=common_in["objective"])
-        forbidden: str = dspy.InputField(desc=common_in["forbidden"])
-        feedback: str = dspy.InputField(desc=common_in["feedback"])
+        objective: str = dspy.InputField(desc=_COMMON_IN["objective"])
+        forbidden: str = dspy.InputField(desc=_COMMON_IN["forbidden"])
+        feedback: str = dspy.InputField(desc=_COMMON_IN["feedback"])
         scenario: str = dspy.OutputField(desc="The end-user message, exactly as the user would type it.")
 
-    signatures = {
+    return {
         "reach": RealizeReach,
         "use_tool": RealizeUseTool,
         "restrict_tool": RealizeRestrictTool,
         "delegate": RealizeDelegate,
     }
+
+
+def _realizer_class(dspy: Any, signatures: dict[str, Any]) -> type:
+    """The ``ScenarioRealizer`` module over ``signatures``; built apart so each DSPy class has its own builder."""
 
     class ScenarioRealizer(dspy.Module):
         """Realize one witness objective as an end-user message with its criterion's signature.
@@ -225,6 +235,13 @@ def _classes() -> dict[str, Any]:
                 if self._log is not None:
                     self._log.failed(exc)
                 raise
+
+    return ScenarioRealizer
+
+
+def _monitor_class() -> type:
+    """The run monitor, a DSPy callback, built lazily (DSPy must already be imported by ``_dspy``)."""
+    from dspy.utils.callback import BaseCallback
 
     class Monitor(BaseCallback):
         """Counts LM calls; hands Refine's OfferFeedback advice to the current bundle's log."""
@@ -255,6 +272,16 @@ def _classes() -> dict[str, Any]:
             if isinstance(advice, Mapping):
                 self.log.advice = {str(k): str(v) for k, v in advice.items()}
 
+    return Monitor
+
+
+@functools.cache
+def _classes() -> dict[str, Any]:
+    """Build the DSPy signatures, the realizer module and the run monitor (imports DSPy)."""
+    dspy = _dspy()
+    signatures = _signature_classes(dspy)
+    ScenarioRealizer = _realizer_class(dspy, signatures)
+    Monitor = _monitor_class()
     return {
         **{SIGNATURE_NAMES[k]: v for k, v in signatures.items()},
         "signatures": signatures,

@@ -441,22 +441,8 @@ def _names(items: Sequence[str], quote: bool = True) -> str:
     return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
-def _finish(
-    acc: _Accumulator,
-    *,
-    target_models: list[str] | None,
-    weights: dict[str, float],
-    targets: dict[str, float],
-    state_lambda: float,
-    notes: list[str],
-) -> BehaviouralCoverage:
-    notes = list(notes)
-    n = acc.n
-    unweighted = [d for d in DIMENSIONS if weights[d] == 0]
-    if n == 0:
-        notes.append("no traces: every measured dimension is 0 and the Chao1 path estimate is 0")
-
-    # tool (Def. 4.2)
+def _tool_dimension(acc: _Accumulator, notes: list[str]) -> tuple[float, list[str], list[str]]:
+    """C_tool (Def. 4.2) with the tools used and unused, noting a vacuous inventory and unknown tools."""
     inventory = list(acc.inventory)
     used = [t for t in inventory if t in acc.used]
     unused = [t for t in inventory if t not in acc.used]
@@ -467,10 +453,12 @@ def _finish(
         notes.append("no tools given: tool coverage is vacuously 1.0")
     if acc.unknown:
         notes.append(f"tools called but not in the tool inventory (not counted): {_names(list(acc.unknown))}")
+    return c_tool, used, unused
 
-    # path (Defs. 4.3, 4.4)
+
+def _path_dimension(acc: _Accumulator, n: int, notes: list[str]) -> Chao1Estimate:
+    """The Chao1 estimate behind C_path (Defs. 4.3, 4.4), noting when it cannot extrapolate or f2 = 0."""
     est: Chao1Estimate = chao1(acc.paths.values())
-    c_path = est.coverage
     if n == 1:
         notes.append(
             "one trace: Chao1 cannot extrapolate from a single path, so path coverage is 1.0 by construction"
@@ -480,12 +468,11 @@ def _finish(
             f"no path seen exactly twice (f2 = 0): the paper's Chao1 f1²/(2f2) is undefined; "
             f"the bias-corrected d + f1(f1−1)/(2(f2+1)) = {est.estimate:.1f} is used"
         )
+    return est
 
-    # state (Defs. 4.5, 4.6)
-    k = len(acc.states)
-    c_state = -math.expm1(-k / state_lambda)
 
-    # boundary (Defs. 4.7, 4.8)
+def _boundary_dimension(acc: _Accumulator, notes: list[str]) -> tuple[float, list[str], list[str]]:
+    """C_boundary (Defs. 4.7, 4.8) with the boundaries tested and untested, plus the schema notes."""
     ids = [b.id for b in acc.boundaries]
     tested = [b for b in ids if b in acc.tested]
     untested = [b for b in ids if b not in acc.tested]
@@ -495,8 +482,13 @@ def _finish(
         c_boundary = 1.0
         notes.append("the tools' JSON schemas define no boundaries: boundary coverage is vacuously 1.0")
     notes.extend(acc.schema_notes)
+    return c_boundary, tested, untested
 
-    # model (Def. 4.9)
+
+def _model_dimension(
+    acc: _Accumulator, n: int, target_models: list[str] | None, notes: list[str]
+) -> tuple[float, list[str], list[str]]:
+    """C_model (Def. 4.9) with the models tested and untested; without targets, against the models seen."""
     seen = sorted(acc.models)
     if target_models is None:
         models_tested, models_untested = seen, []
@@ -519,25 +511,60 @@ def _finish(
             notes.append(f"models seen but not in target_models (not counted): {_names(extra)}")
     if acc.no_model and n:
         notes.append(f"{acc.no_model} of {n} traces record no model")
+    return c_model, models_tested, models_untested
 
-    values = {"tool": c_tool, "path": c_path, "state": c_state, "boundary": c_boundary, "model": c_model}
+
+def _overall(values: dict[str, float], weights: dict[str, float], n: int, notes: list[str]) -> float:
+    """The weighted geometric mean (Def. 4.10), noting unweighted dimensions and a zero that sinks it."""
+    unweighted = [d for d in DIMENSIONS if weights[d] == 0]
     overall = weighted_geometric_mean(values, weights)
     if unweighted:
         notes.append(f"weight 0 (not in the overall score, never the weakest): {', '.join(unweighted)}")
     zero = [d for d in DIMENSIONS if weights[d] > 0 and values[d] == 0]
     if zero and n:
         notes.append(f"overall is 0 because {', '.join(zero)} coverage is 0 (geometric mean, Def. 4.10)")
+    return overall
 
-    # weakest dimension (Alg. 1 line 1) and what to add
+
+def _weakest(values: dict[str, float], weights: dict[str, float], targets: dict[str, float]) -> str | None:
+    """The weighted dimension furthest below its target (Alg. 1 line 1), or None when all meet theirs."""
     candidates = [d for d in DIMENSIONS if weights[d] > 0]
     ratios = {d: values[d] / targets[d] for d in candidates}
     weakest = min(candidates, key=lambda d: ratios[d])  # ties: the paper's order
-    if ratios[weakest] >= 1.0:
-        weakest_out: str | None = None
+    return None if ratios[weakest] >= 1.0 else weakest
+
+
+def _finish(
+    acc: _Accumulator,
+    *,
+    target_models: list[str] | None,
+    weights: dict[str, float],
+    targets: dict[str, float],
+    state_lambda: float,
+    notes: list[str],
+) -> BehaviouralCoverage:
+    notes = list(notes)
+    n = acc.n
+    if n == 0:
+        notes.append("no traces: every measured dimension is 0 and the Chao1 path estimate is 0")
+
+    c_tool, used, unused = _tool_dimension(acc, notes)
+    est = _path_dimension(acc, n, notes)
+    # state (Defs. 4.5, 4.6)
+    k = len(acc.states)
+    c_state = -math.expm1(-k / state_lambda)
+    c_boundary, tested, untested = _boundary_dimension(acc, notes)
+    c_model, models_tested, models_untested = _model_dimension(acc, n, target_models, notes)
+
+    values = {"tool": c_tool, "path": est.coverage, "state": c_state, "boundary": c_boundary, "model": c_model}
+    overall = _overall(values, weights, n, notes)
+
+    # weakest dimension (Alg. 1 line 1) and what to add
+    weakest_out = _weakest(values, weights, targets)
+    if weakest_out is None:
         suggestion = "every weighted dimension meets its target; nothing to add"
     else:
-        weakest_out = weakest
-        suggestion = _suggest(weakest, acc, n, unused, untested, models_untested, est, k, state_lambda)
+        suggestion = _suggest(weakest_out, acc, n, unused, untested, models_untested, est, k, state_lambda)
 
     details = CoverageDetails(
         tools_used=tuple(used),

@@ -138,23 +138,10 @@ class KillSwitch:
             run.hold(f"killed: {name} failed its sequential regression test")
 
 
-def run_mutation(
-    suite: Suite,
-    *,
-    config: MutationConfig,
-    entry: str | None = None,
-    plugins: Any = None,
-    progress: Callable[[str], None] | None = None,
-    workers: int | None = None,
-) -> MutationRun:
-    """Record the original once, check every mutant against it (``workers`` at a time, sharing the suite's
-    ``concurrency``), classify, score. ``config.max_mutants`` caps the mutants; ``budget_usd`` of the suite
-    caps the whole analysis (no mutant starts once it is spent)."""
+def _adapter_loader(suite: Suite, entry: str) -> Callable[[Any], Any]:
+    """A loader of ``entry``'s adapter for a model, preflighted, so model mutants load like the original."""
     from ..adapters import load_adapter
-    from ..runner import run_suite
 
-    say = progress or (lambda text: None)
-    entry = entry or suite.agent.entry
     search = [__import__("pathlib").Path.cwd(), suite.root]
 
     def load(model: Any) -> Any:
@@ -167,78 +154,87 @@ def run_mutation(
                           key="model" if model is suite.model else "mutation.models")
         return adapter
 
-    from ..plugins import default_plugins
+    return load
 
-    base_plugins = plugins or default_plugins()
-    _kill_switch = KillSwitch
 
-    adapter = load(suite.model)
-    say(f"recording the original ({entry}): every scenario to its cap")
-    original = run_suite(suite, adapter=adapter, entry=entry, full=True, progress=False, handle_signals=True,
-                         plugins=plugins)
-    if original.aborted or original.interrupted:
-        return MutationRun(original.results, original.aborted, original.interrupted)
-    target = Target(suite, entry, adapter, config, suite.settings.seed, load)
-    mutants = generate(target)
-    spent = [original.results.cost()["usd"] or 0.0]
-    budget = suite.settings.budget_usd
-    lock = threading.Lock()
-    workers = workers or max(1, min(4, suite.settings.concurrency // 4))
-    per_run = replace(suite.settings, concurrency=max(1, suite.settings.concurrency // workers))
-    rows: dict[str, dict[str, Any]] = {}
+class _MutantChecker:
+    """Checks mutants against the recorded original under one shared budget; threads share its rows."""
 
-    def record(m: Mutant, status: str, reason: str, **extra: Any) -> None:
-        rows[m.id] = {"id": m.id, "class": m.cls, "operator": m.operator, "diff": m.diff, "status": status,
-                      "reason": reason, **extra}
+    def __init__(self, suite: Suite, *, entry: str, adapter: Any, original: Any, plugins: Any, workers: int,
+                 say: Callable[[str], None]) -> None:
+        self.suite, self.entry, self.adapter, self.original, self.say = suite, entry, adapter, original, say
+        self.base_plugins = plugins
+        self.kill_switch = KillSwitch
+        self.spent = [original.results.cost()["usd"] or 0.0]
+        self.budget = suite.settings.budget_usd
+        self.lock = threading.Lock()
+        self.per_run = replace(suite.settings, concurrency=max(1, suite.settings.concurrency // workers))
+        self.rows: dict[str, dict[str, Any]] = {}
 
-    def check(m: Mutant) -> None:
-        with lock:
+    def record(self, m: Mutant, status: str, reason: str, **extra: Any) -> None:
+        """Store the mutant's row (keyed by id, so the report can keep generation order)."""
+        self.rows[m.id] = {"id": m.id, "class": m.cls, "operator": m.operator, "diff": m.diff,
+                           "status": status, "reason": reason, **extra}
+
+    def check(self, m: Mutant) -> None:
+        """Run the gate on one mutant against the original's trials and record its classification."""
+        from ..runner import run_suite
+
+        budget, spent = self.budget, self.spent
+        with self.lock:
             if budget is not None and spent[0] >= budget:
-                record(m, "not_run", f"the budget (config.budget_usd ${budget:g}) was spent before it started")
+                self.record(m, "not_run", f"the budget (config.budget_usd ${budget:g}) was spent before it started")
                 return
             remaining = None if budget is None else budget - spent[0]
         try:
             mutated = m.build()
         except (ValueError, TypeError) as exc:
-            record(m, "not_run", f"cannot be applied to this agent: {exc}")
+            self.record(m, "not_run", f"cannot be applied to this agent: {exc}")
             return
-        msuite = mutated.suite or suite
-        msuite = replace(msuite, settings=replace(per_run, budget_usd=remaining))
+        msuite = mutated.suite or self.suite
+        msuite = replace(msuite, settings=replace(self.per_run, budget_usd=remaining))
         patch = mutated.patch() if mutated.patch is not None else _nothing()
         with patch:
             report = run_suite(
-                msuite, adapter=mutated.adapter or adapter, entry=entry, baseline=original.results,
-                progress=False, handle_signals=False, plugins=base_plugins.with_objects(_kill_switch()),
-                version=f"mutant:{m.id}",
+                msuite, adapter=mutated.adapter or self.adapter, entry=self.entry,
+                baseline=self.original.results, progress=False, handle_signals=False,
+                plugins=self.base_plugins.with_objects(self.kill_switch()), version=f"mutant:{m.id}",
             )
         res = report.results
         usd = res.cost()["usd"] or 0.0
-        with lock:
+        with self.lock:
             spent[0] += usd
         trials = sum(len(s.trials) for s in res.scenarios)
         if report.aborted:
-            record(m, "killed", f"the mutant could not run at all: {report.aborted}", trials=trials, usd=usd,
-                   evidence={"decision": "aborted"})
+            self.record(m, "killed", f"the mutant could not run at all: {report.aborted}", trials=trials,
+                        usd=usd, evidence={"decision": "aborted"})
             return
         c = classify(res)
-        record(m, c.status, c.reason, trials=trials, usd=round(usd, 6), evidence=c.evidence)
-        say(f"{m.id}: {c.status.replace('_', ' ')} after {trials} trials")
+        self.record(m, c.status, c.reason, trials=trials, usd=round(usd, 6), evidence=c.evidence)
+        self.say(f"{m.id}: {c.status.replace('_', ' ')} after {trials} trials")
 
-    for m in mutants:
-        if m.not_run is not None:
-            record(m, "not_activated", m.not_run, trials=0)
-    runnable = [m for m in mutants if m.not_run is None]
-    shared = [m for m in runnable if not m.exclusive]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(check, shared))
-    for m in runnable:  # a module patch is visible to every thread: these run alone
-        if m.exclusive:
-            check(m)
-    ordered = [rows[m.id] for m in mutants]
+    def check_all(self, mutants: Sequence[Mutant], workers: int) -> list[dict[str, Any]]:
+        """Check every runnable mutant (shared ones ``workers`` at a time, exclusive ones alone); rows in order."""
+        for m in mutants:
+            if m.not_run is not None:
+                self.record(m, "not_activated", m.not_run, trials=0)
+        runnable = [m for m in mutants if m.not_run is None]
+        shared = [m for m in runnable if not m.exclusive]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(self.check, shared))
+        for m in runnable:  # a module patch is visible to every thread: these run alone
+            if m.exclusive:
+                self.check(m)
+        return [self.rows[m.id] for m in mutants]
+
+
+def _section(suite: Suite, config: MutationConfig, original: Results, ordered: list[dict[str, Any]],
+             notes: Sequence[str]) -> dict[str, Any]:
+    """The ``mutation`` section of the results: every mutant's row, the scores, totals and hints."""
     statuses = [r["status"] for r in ordered]
-    section = {
+    return {
         "schema": SCHEMA,
-        "original": {"run_id": original.results.run_id, "decision": original.results.decision.decision.value},
+        "original": {"run_id": original.run_id, "decision": original.decision.decision.value},
         "classes": list(config.classes),
         "alpha": suite.settings.alpha,
         "alpha_equiv": ALPHA_EQUIV,
@@ -250,8 +246,45 @@ def run_mutation(
         "trials": sum(int(r.get("trials") or 0) for r in ordered),
         "usd": round(math.fsum(float(r.get("usd") or 0.0) for r in ordered), 6),
         "hints": [hint(r) for r in ordered if r["status"] in ("survived", "inconclusive")],
-        "notes": list(dict.fromkeys(target.notes)),
+        "notes": list(dict.fromkeys(notes)),
     }
+
+
+def run_mutation(
+    suite: Suite,
+    *,
+    config: MutationConfig,
+    entry: str | None = None,
+    plugins: Any = None,
+    progress: Callable[[str], None] | None = None,
+    workers: int | None = None,
+) -> MutationRun:
+    """Record the original once, check every mutant against it (``workers`` at a time, sharing the suite's
+    ``concurrency``), classify, score. ``config.max_mutants`` caps the mutants; ``budget_usd`` of the suite
+    caps the whole analysis (no mutant starts once it is spent)."""
+    from ..runner import run_suite
+
+    say = progress or (lambda text: None)
+    entry = entry or suite.agent.entry
+    load = _adapter_loader(suite, entry)
+
+    from ..plugins import default_plugins
+
+    base_plugins = plugins or default_plugins()
+
+    adapter = load(suite.model)
+    say(f"recording the original ({entry}): every scenario to its cap")
+    original = run_suite(suite, adapter=adapter, entry=entry, full=True, progress=False, handle_signals=True,
+                         plugins=plugins)
+    if original.aborted or original.interrupted:
+        return MutationRun(original.results, original.aborted, original.interrupted)
+    target = Target(suite, entry, adapter, config, suite.settings.seed, load)
+    mutants = generate(target)
+    workers = workers or max(1, min(4, suite.settings.concurrency // 4))
+    checker = _MutantChecker(suite, entry=entry, adapter=adapter, original=original, plugins=base_plugins,
+                             workers=workers, say=say)
+    ordered = checker.check_all(mutants, workers)
+    section = _section(suite, config, original.results, ordered, target.notes)
     results = replace(original.results, sections={**original.results.sections, "mutation": section})
     return MutationRun(results)
 

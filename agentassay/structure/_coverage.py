@@ -383,6 +383,126 @@ def fast_observer(m: Manifest) -> Callable[[Trace], Observation]:
 
 
 # -- the measurement ----------------------------------------------------------------------------
+@dataclass
+class _Seen:
+    """First witness (a label) of each agent and edge, kept apart so criteria and findings can share them."""
+
+    agents: dict[str, str] = field(default_factory=dict)
+    tools: dict[Edge, str] = field(default_factory=dict)
+    restricted: dict[Edge, str] = field(default_factory=dict)
+    delegations: dict[Edge, str] = field(default_factory=dict)
+    ambiguous: dict[str, None] = field(default_factory=dict)
+
+    def absorb(self, obs: Observation, label: str) -> None:
+        """Credit ``obs`` to ``label`` wherever nothing earlier witnessed it (the first witness is kept)."""
+        for a in obs.agents:
+            self.agents.setdefault(a, label)
+        for e in obs.tools:
+            self.tools.setdefault(e, label)
+        for e in obs.restricted:
+            self.restricted.setdefault(e, label)
+        for e in obs.delegations:
+            self.delegations.setdefault(e, label)
+        for x in obs.ambiguous:
+            self.ambiguous.setdefault(x, None)
+
+
+def _gather(
+    m: Manifest,
+    traces: Iterable[Trace] | None,
+    observations: Iterable[Observation] | None,
+    labelled: Iterable[tuple[str, Observation]] | None,
+) -> _Seen:
+    """Absorb labelled observations, then traces, then bare observations, in that order (first witness wins)."""
+    seen = _Seen()
+    for label, obs in labelled or ():
+        seen.absorb(obs, label)
+    if traces is not None:
+        look = fast_observer(m)
+        absorbed: set[int] = set()
+        for i, trace in enumerate(traces):
+            obs = look(trace)
+            label = trace.metadata.scenario or f"trace {i}"
+            # one Observation object per distinct projection: absorbing it again adds nothing
+            if id(obs) in absorbed:
+                continue
+            absorbed.add(id(obs))
+            seen.absorb(obs, label)
+    for j, obs in enumerate(observations or ()):
+        seen.absorb(obs, f"observation {j}")
+    return seen
+
+
+def _criterion(key: str, required: tuple[Any, ...], seen: Mapping[Any, str]) -> CriterionCoverage:
+    """One criterion's coverage: the required obligations that some observation witnessed."""
+    _, label, polarity, _ = next(c for c in _CRITERIA if c[0] == key)
+    done = tuple(x for x in required if x in seen)
+    return CriterionCoverage(key, label, polarity, required, done, _cov(required, done))
+
+
+def _witnessed_by(
+    seen: _Seen, c1: CriterionCoverage, c2: CriterionCoverage, c4: CriterionCoverage, elicited: tuple[Edge, ...]
+) -> dict[str, str]:
+    """Objective id -> the label of its first witness, so reports can name the scenario that covered it."""
+    witnessed_by: dict[str, str] = {}
+    for a in c1.witnessed:
+        witnessed_by[Objective("reach", (a,)).id] = seen.agents[a]
+    for e in c2.witnessed:
+        witnessed_by[Objective("use_tool", e).id] = seen.tools[e]
+    for e in elicited:
+        witnessed_by[Objective("restrict_tool", e).id] = seen.restricted[e]
+    for e in c4.witnessed:
+        witnessed_by[Objective("delegate", e).id] = seen.delegations[e]
+    return witnessed_by
+
+
+def _findings(
+    m: Manifest, o: Obligations, seen: _Seen, elicited: tuple[Edge, ...], aimed: tuple[str, ...] | None
+) -> list[str]:
+    """One line per elicited restricted call (off-target / unreachable noted) and per ambiguous event."""
+    aimed_set = set(aimed or ())
+    reachable_restricted = set(o.restricted)
+    findings: list[str] = []
+    for e in elicited:
+        line = f"restricted call elicited: {e[0]} → {e[1]} (scenario {seen.restricted[e]})"
+        notes = []
+        if aimed is not None and Objective("restrict_tool", e).id not in aimed_set:
+            notes.append("off-target: no test targeted this edge")
+        if e not in reachable_restricted:
+            notes.append(f"{e[0]} is not reachable from {m.entry_agent}")
+        findings.append(line + ("; " + "; ".join(notes) if notes else ""))
+    findings += [f"ambiguous event, not credited: {x}" for x in seen.ambiguous]
+    return findings
+
+
+def _coverage_graph(
+    m: Manifest, o: Obligations, seen: _Seen, c2: CriterionCoverage
+) -> tuple[tuple[CoverageNode, ...], tuple[CoverageEdge, ...]]:
+    """The manifest's nodes and obligation edges, each marked covered or not, for the coverage graph."""
+    reach = set(o.agents)
+    used_tools = {t for _, t in c2.witnessed}
+    graph_tools = {t for _, t in (*o.allowed, *o.restricted)}
+    nodes = tuple(
+        CoverageNode(a.id, a.name, a.kind, a.id in reach, a.id in seen.agents and a.id in reach)
+        for a in m.agents
+    ) + tuple(
+        CoverageNode(t.id, t.name, "tool", t.id in graph_tools, t.id in used_tools, kind=t.kind)
+        for t in m.tools
+    )
+    via: dict[Edge, str] = {}
+    for d in m.delegations:
+        via.setdefault(d.edge, d.via)
+    edges = (
+        tuple(CoverageEdge("allow", a, t, (a, t) in seen.tools) for a, t in o.allowed)
+        + tuple(CoverageEdge("restrict", a, t, (a, t) in seen.restricted) for a, t in o.restricted)
+        + tuple(
+            CoverageEdge("delegate", a, b, (a, b) in seen.delegations, via=via[(a, b)])
+            for a, b in o.delegations
+        )
+    )
+    return nodes, edges
+
+
 def structural_coverage(
     m: Manifest,
     traces: Iterable[Trace] | None = None,
@@ -402,98 +522,18 @@ def structural_coverage(
     """
     o = _obligations(m)
     aimed = None if targeted is None else tuple(dict.fromkeys(targeted))
-    seen_agents: dict[str, str] = {}
-    seen_tools: dict[Edge, str] = {}
-    seen_restricted: dict[Edge, str] = {}
-    seen_delegations: dict[Edge, str] = {}
-    ambiguous: dict[str, None] = {}
+    seen = _gather(m, traces, observations, labelled)
 
-    def absorb(obs: Observation, label: str) -> None:
-        for a in obs.agents:
-            seen_agents.setdefault(a, label)
-        for e in obs.tools:
-            seen_tools.setdefault(e, label)
-        for e in obs.restricted:
-            seen_restricted.setdefault(e, label)
-        for e in obs.delegations:
-            seen_delegations.setdefault(e, label)
-        for x in obs.ambiguous:
-            ambiguous.setdefault(x, None)
-
-    for label, obs in labelled or ():
-        absorb(obs, label)
-    if traces is not None:
-        look = fast_observer(m)
-        absorbed: set[int] = set()
-        for i, trace in enumerate(traces):
-            obs = look(trace)
-            label = trace.metadata.scenario or f"trace {i}"
-            # one Observation object per distinct projection: absorbing it again adds nothing
-            if id(obs) in absorbed:
-                continue
-            absorbed.add(id(obs))
-            absorb(obs, label)
-    for j, obs in enumerate(observations or ()):
-        absorb(obs, f"observation {j}")
-
-    def criterion(key: str, required: tuple[Any, ...], seen: Mapping[Any, str]) -> CriterionCoverage:
-        _, label, polarity, _ = next(c for c in _CRITERIA if c[0] == key)
-        done = tuple(x for x in required if x in seen)
-        return CriterionCoverage(key, label, polarity, required, done, _cov(required, done))
-
-    c1 = criterion("C1", o.agents, seen_agents)
-    c2 = criterion("C2", o.allowed, seen_tools)
-    c3 = criterion("C3", o.restricted, seen_restricted)
-    c4 = criterion("C4", o.delegations, seen_delegations)
+    c1 = _criterion("C1", o.agents, seen.agents)
+    c2 = _criterion("C2", o.allowed, seen.tools)
+    c3 = _criterion("C3", o.restricted, seen.restricted)
+    c4 = _criterion("C4", o.delegations, seen.delegations)
 
     # every elicited restricted edge, in manifest order (reachable or not)
     order = {e: i for i, e in enumerate(dict.fromkeys(m.restrict))}
-    elicited = tuple(sorted(seen_restricted, key=lambda e: (order.get(e, len(order)), e)))
+    elicited = tuple(sorted(seen.restricted, key=lambda e: (order.get(e, len(order)), e)))
 
-    witnessed_by: dict[str, str] = {}
-    for a in c1.witnessed:
-        witnessed_by[Objective("reach", (a,)).id] = seen_agents[a]
-    for e in c2.witnessed:
-        witnessed_by[Objective("use_tool", e).id] = seen_tools[e]
-    for e in elicited:
-        witnessed_by[Objective("restrict_tool", e).id] = seen_restricted[e]
-    for e in c4.witnessed:
-        witnessed_by[Objective("delegate", e).id] = seen_delegations[e]
-
-    aimed_set = set(aimed or ())
-    reachable_restricted = set(o.restricted)
-    findings: list[str] = []
-    for e in elicited:
-        line = f"restricted call elicited: {e[0]} → {e[1]} (scenario {seen_restricted[e]})"
-        notes = []
-        if aimed is not None and Objective("restrict_tool", e).id not in aimed_set:
-            notes.append("off-target: no test targeted this edge")
-        if e not in reachable_restricted:
-            notes.append(f"{e[0]} is not reachable from {m.entry_agent}")
-        findings.append(line + ("; " + "; ".join(notes) if notes else ""))
-    findings += [f"ambiguous event, not credited: {x}" for x in ambiguous]
-
-    reach = set(o.agents)
-    used_tools = {t for _, t in c2.witnessed}
-    graph_tools = {t for _, t in (*o.allowed, *o.restricted)}
-    nodes = tuple(
-        CoverageNode(a.id, a.name, a.kind, a.id in reach, a.id in seen_agents and a.id in reach)
-        for a in m.agents
-    ) + tuple(
-        CoverageNode(t.id, t.name, "tool", t.id in graph_tools, t.id in used_tools, kind=t.kind)
-        for t in m.tools
-    )
-    via: dict[Edge, str] = {}
-    for d in m.delegations:
-        via.setdefault(d.edge, d.via)
-    edges = (
-        tuple(CoverageEdge("allow", a, t, (a, t) in seen_tools) for a, t in o.allowed)
-        + tuple(CoverageEdge("restrict", a, t, (a, t) in seen_restricted) for a, t in o.restricted)
-        + tuple(
-            CoverageEdge("delegate", a, b, (a, b) in seen_delegations, via=via[(a, b)])
-            for a, b in o.delegations
-        )
-    )
+    nodes, edges = _coverage_graph(m, o, seen, c2)
     return StructuralCoverage(
         system=m.system,
         entry_agent=m.entry_agent,
@@ -503,9 +543,9 @@ def structural_coverage(
         c3=c3,
         c4=c4,
         elicited=elicited,
-        ambiguous=tuple(ambiguous),
-        findings=tuple(findings),
-        witnessed_by=witnessed_by,
+        ambiguous=tuple(seen.ambiguous),
+        findings=tuple(_findings(m, o, seen, elicited, aimed)),
+        witnessed_by=_witnessed_by(seen, c1, c2, c4, elicited),
         nodes=nodes,
         edges=edges,
         targeted=aimed,

@@ -20,11 +20,14 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._markdown import Md, _redactor, escape_markdown
 from ._sections import Diagram, Section
 from ._summary import clip
+
+if TYPE_CHECKING:
+    from ._svg import Svg
 
 __all__ = ["as_section", "coverage_section", "coverage_svg", "html_section", "mermaid_flowchart"]
 
@@ -629,47 +632,49 @@ def _route(s: tuple[float, float], t: tuple[float, float], off: float, lane: flo
     return d, c2, b, ((a[0] + b[0]) / 2, lane - 3)
 
 
-def coverage_svg(structural: Mapping[str, Any], *, secrets: Sequence[str] = ()) -> str:
-    """The coordination graph of :func:`mermaid_flowchart` — the same nodes, edges and statuses — as an
-    inline SVG for the HTML report, laid out here in Python (no script, no Mermaid).
+@dataclass
+class _SvgLayout:
+    """Where everything of :func:`coverage_svg` goes, computed once so drawing is only drawing."""
 
-    Agents (rounded; coordinators as hexagons) stand in columns by their distance from the entry agent
-    (thick border) along delegations, agents no delegation reaches in a column after them, tools on the
-    right ordered by the agents that use them. Colours as in the flowchart: green witnessed, red dashed
-    unwitnessed, grey unreachable, orange an elicited restricted call. Every label is redacted,
-    clipped and escaped; the full name is the node's tooltip. Beyond 60 agents or 120 tools the first
-    ones are drawn and a line under the picture says how many were left out.
-    """
-    from ._svg import FONT, MONO, MUTED, Svg, arrowhead
+    nodes: dict[str, _Node]
+    edges: list[_Edge]
+    entry: str
+    rows: dict[int, list[str]]  # column -> the agents in it, top to bottom
+    unreached: int | None  # the column of agents no delegation reaches, if any
+    tools: list[str]
+    tool_col: int
+    pos: dict[str, tuple[float, float]]
+    notes: list[str]
 
-    redact = _redactor(secrets)
+
+def _svg_graph(structural: Mapping[str, Any]) -> tuple[dict[str, _Node], list[_Edge], str]:
+    """The nodes (with a stand-in for every edge end not declared), the drawn edges and the entry agent."""
     known = _nodes(structural)
     edges = _drawn_edges(structural, known)
     nodes = dict(known)
     for e in edges:
         for nid, typ in ((e.source, "agent"), (e.target, "agent" if e.type == "delegate" else "tool")):
             nodes.setdefault(nid, _Node(nid, nid, typ, None, True, e.witnessed))
-    entry = str(structural.get("entry_agent") or "")
-    notes: list[str] = []
+    return nodes, edges, str(structural.get("entry_agent") or "")
 
+
+def _svg_agents(nodes: dict[str, _Node], edges: list[_Edge], entry: str, notes: list[str]
+                ) -> tuple[list[_Node], list[_Edge]]:
+    """The agents drawn (entry first, so a cut never drops it) and the edges left between what is drawn."""
     agents = [n for n in nodes.values() if n.type != "tool"]
-    if entry in nodes and nodes[entry].type != "tool":  # the entry agent first, so a cut never drops it
+    if entry in nodes and nodes[entry].type != "tool":
         agents = [nodes[entry], *(n for n in agents if n.id != entry)]
     if len(agents) > _SVG_MAX_AGENTS:
         notes.append(f"{len(agents) - _SVG_MAX_AGENTS} of {len(agents)} agents not drawn (only the first {_SVG_MAX_AGENTS})")
         agents = agents[:_SVG_MAX_AGENTS]
     kept = {n.id for n in agents}
     edges = [e for e in edges if e.source in kept and (e.target in kept or nodes[e.target].type == "tool")]
-    column, unreached = _columns(agents, edges, entry)
-    rows: dict[int, list[str]] = {}
-    for n in agents:
-        rows.setdefault(column[n.id], []).append(n.id)
-    pos: dict[str, tuple[float, float]] = {}
-    for col, members in rows.items():
-        for i, nid in enumerate(members):
-            pos[nid] = (_LEFT + col * _COL_W, _TOP + i * _ROW_H)
+    return agents, edges
 
-    # tools: those with a drawn edge, ordered by the mean row of the agents that reach them
+
+def _svg_tools(nodes: dict[str, _Node], edges: list[_Edge], pos: dict[str, tuple[float, float]],
+               notes: list[str]) -> tuple[list[str], list[_Edge]]:
+    """The tools drawn: those with a drawn edge, ordered by the mean row of the agents that reach them."""
     linked: dict[str, list[float]] = {}
     for e in edges:
         if nodes[e.target].type == "tool":
@@ -682,27 +687,39 @@ def coverage_svg(structural: Mapping[str, Any], *, secrets: Sequence[str] = ()) 
     hidden = sum(1 for n in nodes.values() if n.type == "tool" and n.id not in linked)
     if hidden:
         notes.append(f"{hidden} tool{'s' if hidden != 1 else ''} with no drawn edge (restricted only, no attempt) not drawn")
+    return tools, edges
+
+
+def _svg_layout(structural: Mapping[str, Any]) -> _SvgLayout:
+    """Agents in columns by delegation distance from the entry agent, tools in a column on the right."""
+    nodes, edges, entry = _svg_graph(structural)
+    notes: list[str] = []
+    agents, edges = _svg_agents(nodes, edges, entry, notes)
+    column, unreached = _columns(agents, edges, entry)
+    rows: dict[int, list[str]] = {}
+    for n in agents:
+        rows.setdefault(column[n.id], []).append(n.id)
+    pos: dict[str, tuple[float, float]] = {}
+    for col, members in rows.items():
+        for i, nid in enumerate(members):
+            pos[nid] = (_LEFT + col * _COL_W, _TOP + i * _ROW_H)
+    tools, edges = _svg_tools(nodes, edges, pos, notes)
     tool_col = max(column.values(), default=-1) + 1
     for i, t in enumerate(tools):
         pos[t] = (_LEFT + tool_col * _COL_W, _TOP + i * _ROW_H)
+    return _SvgLayout(nodes, edges, entry, rows, unreached, tools, tool_col, pos, notes)
 
-    height_rows = max([len(m) for m in rows.values()] + [len(tools), 1])
-    width = _LEFT * 2 + tool_col * _COL_W + _BOX_W
-    height = _TOP + height_rows * _ROW_H + 6 + 16 * len(notes)
-    svg = Svg(width, height, label="Coordination graph: agents, tools, and which edges the tests exercised",
-              class_="chart graph")
-    for c in rows:
-        words = ("not reached from the entry agent" if c == unreached else "entry agent" if c == 0
-                 else f"{c} delegation{'s' if c != 1 else ''} away")
-        svg.text(_LEFT + c * _COL_W, 16, words, size=11, fill=MUTED)
-    if tools:
-        svg.text(_LEFT + tool_col * _COL_W, 16, "tools", size=11, fill=MUTED)
 
-    # edges first, so boxes sit on top of them; their labels last, over everything
+def _svg_edges(svg: Svg, lay: _SvgLayout, redact: Callable[[str], str]
+               ) -> list[tuple[float, float, str, str]]:
+    """Draw the edges before the boxes, so boxes sit on top; return their labels, to go over everything."""
+    from ._svg import arrowhead
+
     labels: list[tuple[float, float, str, str]] = []
     in_lane: dict[float, int] = {}
     gap = _ROW_H - _BOX_H
-    for e in edges:
+    pos, nodes = lay.pos, lay.nodes
+    for e in lay.edges:
         if e.source not in pos or e.target not in pos:
             continue
         (sx, sy), (tx, ty) = pos[e.source], pos[e.target]
@@ -720,28 +737,64 @@ def coverage_svg(structural: Mapping[str, Any], *, secrets: Sequence[str] = ()) 
         label = "✗ restricted call" if e.type == "restrict" else _VIA.get(e.via or "handoff") if delegation else None
         if label:
             labels.append((mid[0], mid[1], clip(label, 18), stroke))
+    return labels
 
-    for nid, (x, y) in pos.items():
-        n = nodes[nid]
-        fill, stroke, dash = _SVG_NODE[_status(n)]
-        width_ = 3.5 if nid == entry else 1.4
-        label = n.name
-        if n.type == "tool" and n.kind and n.kind != "function":
-            label = f"{clip(label, max(_SVG_LABEL - len(n.kind) - 3, 4))} ({n.kind})"
-        shown = _plain(label, _SVG_LABEL, redact)
-        what = {"tool": "tool", "coordinator": "coordinator"}.get(n.type, "agent")
-        svg.group(tooltip=f"{_plain(n.name, 200, redact)} ({what}, {_status(n)})")
-        if n.type == "coordinator":
-            k = 10
-            svg.polygon([(x + k, y), (x + _BOX_W - k, y), (x + _BOX_W, y + _BOX_H / 2), (x + _BOX_W - k, y + _BOX_H),
-                         (x + k, y + _BOX_H), (x, y + _BOX_H / 2)],
-                        fill=fill, stroke=stroke, stroke_width=width_, stroke_dasharray=dash)
-        else:
-            svg.rect(x, y, _BOX_W, _BOX_H, rx=3 if n.type == "tool" else _BOX_H / 2, fill=fill, stroke=stroke,
-                     stroke_width=width_, stroke_dasharray=dash)
-        svg.text(x + _BOX_W / 2, y + _BOX_H / 2 + 4, shown, size=12, anchor="middle",
-                 font_family=MONO if n.type == "tool" else FONT)
-        svg.end()
+
+def _svg_node(svg: Svg, n: _Node, x: float, y: float, entry: bool, redact: Callable[[str], str]) -> None:
+    """Draw one node's box (a hexagon for a coordinator) with its clipped label and full-name tooltip."""
+    from ._svg import FONT, MONO
+
+    fill, stroke, dash = _SVG_NODE[_status(n)]
+    width_ = 3.5 if entry else 1.4
+    label = n.name
+    if n.type == "tool" and n.kind and n.kind != "function":
+        label = f"{clip(label, max(_SVG_LABEL - len(n.kind) - 3, 4))} ({n.kind})"
+    shown = _plain(label, _SVG_LABEL, redact)
+    what = {"tool": "tool", "coordinator": "coordinator"}.get(n.type, "agent")
+    svg.group(tooltip=f"{_plain(n.name, 200, redact)} ({what}, {_status(n)})")
+    if n.type == "coordinator":
+        k = 10
+        svg.polygon([(x + k, y), (x + _BOX_W - k, y), (x + _BOX_W, y + _BOX_H / 2), (x + _BOX_W - k, y + _BOX_H),
+                     (x + k, y + _BOX_H), (x, y + _BOX_H / 2)],
+                    fill=fill, stroke=stroke, stroke_width=width_, stroke_dasharray=dash)
+    else:
+        svg.rect(x, y, _BOX_W, _BOX_H, rx=3 if n.type == "tool" else _BOX_H / 2, fill=fill, stroke=stroke,
+                 stroke_width=width_, stroke_dasharray=dash)
+    svg.text(x + _BOX_W / 2, y + _BOX_H / 2 + 4, shown, size=12, anchor="middle",
+             font_family=MONO if n.type == "tool" else FONT)
+    svg.end()
+
+
+def coverage_svg(structural: Mapping[str, Any], *, secrets: Sequence[str] = ()) -> str:
+    """The coordination graph of :func:`mermaid_flowchart` — the same nodes, edges and statuses — as an
+    inline SVG for the HTML report, laid out here in Python (no script, no Mermaid).
+
+    Agents (rounded; coordinators as hexagons) stand in columns by their distance from the entry agent
+    (thick border) along delegations, agents no delegation reaches in a column after them, tools on the
+    right ordered by the agents that use them. Colours as in the flowchart: green witnessed, red dashed
+    unwitnessed, grey unreachable, orange an elicited restricted call. Every label is redacted,
+    clipped and escaped; the full name is the node's tooltip. Beyond 60 agents or 120 tools the first
+    ones are drawn and a line under the picture says how many were left out.
+    """
+    from ._svg import MUTED, Svg
+
+    redact = _redactor(secrets)
+    lay = _svg_layout(structural)
+    rows, tools, tool_col, notes = lay.rows, lay.tools, lay.tool_col, lay.notes
+    height_rows = max([len(m) for m in rows.values()] + [len(tools), 1])
+    width = _LEFT * 2 + tool_col * _COL_W + _BOX_W
+    height = _TOP + height_rows * _ROW_H + 6 + 16 * len(notes)
+    svg = Svg(width, height, label="Coordination graph: agents, tools, and which edges the tests exercised",
+              class_="chart graph")
+    for c in rows:
+        words = ("not reached from the entry agent" if c == lay.unreached else "entry agent" if c == 0
+                 else f"{c} delegation{'s' if c != 1 else ''} away")
+        svg.text(_LEFT + c * _COL_W, 16, words, size=11, fill=MUTED)
+    if tools:
+        svg.text(_LEFT + tool_col * _COL_W, 16, "tools", size=11, fill=MUTED)
+    labels = _svg_edges(svg, lay, redact)
+    for nid, (x, y) in lay.pos.items():
+        _svg_node(svg, lay.nodes[nid], x, y, nid == lay.entry, redact)
     for x, y, text, colour in labels:  # a white halo keeps a label readable over the lines under it
         svg.text(x, y, text, size=10, anchor="middle", fill=colour, stroke="#ffffff", stroke_width=3,
                  paint_order="stroke")

@@ -18,7 +18,7 @@ import re
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -446,6 +446,152 @@ def _diagram_piece(
     return _Piece("diagram", _part(parts.diagram, view), section=index)
 
 
+def _warned(results: Results | None, warnings: Sequence[str], sections: Sequence[Section]) -> list[str]:
+    """The warnings shown: the caller's, an interrupted run's, and the sections placed with the warnings."""
+    warned = list(warnings)
+    if results is not None and results.interrupted and results.aborted is None:
+        warned.append("the run was interrupted: the verdicts cover the trials that finished")
+    warned += warning_lines(sections)  # sections placed with the warnings (change alerts), escaped below
+    return warned
+
+
+def _context(
+    baseline_info: str | None,
+    mode: str,
+    warned: list[str],
+    pointer: str,
+    body: list[Section],
+    run_url: str | None,
+    esc: _Escaper,
+) -> dict[str, Any]:
+    """The page's parts that do not depend on the verdicts; the verdict parts start empty."""
+    ctx: dict[str, Any] = {
+        "baseline_info": esc(baseline_info, _W_LINE) if baseline_info else None,
+        "record_only": mode == "record-only",
+        "warnings": _listed(warned, esc, _W_TEXT, "warnings"),
+        "pointer": Md(pointer),
+        "table": None,
+        "sections": [_section_view(s, esc, pointer) for s in body],
+        "cost": [],
+        "details_shown": False,
+    }
+    link = _link(esc.redact(run_url) if run_url else None, esc)  # redacted before percent-encoding hides it
+    footer = f"AgentAssay {__version__}"
+    ctx["footer"] = Md(f"{link} · {footer}" if link else footer)
+    return ctx
+
+
+def _headline(results: Results | None, error: str | None, warned: list[str], esc: _Escaper) -> tuple[Md, Md]:
+    """The title and the gloss under it: the engine's error, no results, or the suite's decision."""
+    if error is not None:  # the engine stopped before a verdict: no table, whatever results it left
+        return (
+            Md("**ERROR** · AgentAssay"),
+            Md(f"The run stopped with an error, before any verdict: {esc(error, _W_TEXT)}"),
+        )
+    if results is None:
+        why = "the warnings below say why" if warned else "the workflow run's log says why"
+        return Md("**NO RESULTS** · AgentAssay"), Md(f"This run produced no results file; {why}.")
+    d = results.decision
+    order = ("fail", "inconclusive", "pass")
+    counts = counts_text(d, order) or "no scenarios"
+    name = esc(results.suite.get("name", "?"), _W_NAME)
+    title = Md(f"**{d.decision.value.upper()}** · {name} · {counts}")
+    against = (
+        "its threshold" if results.kind in ("run", "analyze") else "the baseline (pass rate or behaviour)"
+    )
+    gloss = Md(
+        {
+            "deploy": f"Every scenario passed against {against}.",
+            "block": f"At least one scenario failed against {against}.",
+            "manual": "No scenario failed, but some are inconclusive: more trials or a human call is needed.",
+            "aborted": esc(aborted_gloss(results), _W_TEXT),
+        }[d.decision.value]
+    )
+    return title, gloss
+
+
+def _table(
+    results: Results, ordered: list[ScenarioResult], esc: _Escaper, parts: Any
+) -> tuple[dict[str, Md], list[_Piece]]:
+    """The table's header and legend, and one row piece a scenario (worst first, so rows drop best first)."""
+    with_baseline = any(s.baseline is not None for s in ordered)
+    table = {
+        "rates_header": Md("baseline → candidate" if with_baseline else "pass rate"),
+        "legend": Md(
+            "Pass rates with 95% Wilson intervals. Effect: candidate minus "
+            f"{'baseline' if with_baseline else 'threshold'} pass rate, in percentage points. "
+            "Trials: used by the test / needed by a fixed-n design with the same α and β "
+            "(trials run, where more ran)."
+        ),
+    }
+    rows = [
+        _Piece("row", _part(parts.row, _row(results, s, esc, with_baseline)), s.verdict.verdict)
+        for s in ordered
+    ]
+    return table, rows
+
+
+def _page_text(
+    keep: int,
+    *,
+    page: Any,
+    ctx: dict[str, Any],
+    pieces: list[_Piece],
+    n_sections: int,
+    pointer: str,
+    head: str,
+    redact: Callable[[str], str],
+) -> str:
+    """The whole comment with the first ``keep`` pieces, saying how many of the rest were left out."""
+    kept, dropped = pieces[:keep], pieces[keep:]
+    omitted = {v: 0 for v in _OMITTED}
+    for p in dropped:
+        if p.verdict is not None:
+            omitted[p.verdict] += 1
+    diagrams = {p.section: p.text for p in kept if p.kind == "diagram"}
+    out = page.render(
+        ctx,
+        rows=[p.text for p in kept if p.kind == "row"],
+        omitted_rows=[
+            Md(
+                f"{n} {_OMITTED[v]} scenarios not shown, to keep this report within its size limit; see {pointer}."
+            )
+            for v, n in omitted.items()
+            if n
+        ],
+        diagrams=[diagrams.get(i) for i in range(n_sections)],
+        run=next((p.text for p in kept if p.kind == "run"), None),
+        details=[p.text for p in kept if p.kind == "details"],
+        details_omitted=sum(p.kind == "details" for p in dropped),
+    )
+    return head + redact(out.rstrip("\n")) + "\n"
+
+
+def _fit(pieces: list[_Piece], text: Callable[[int], str], limit: int) -> str:
+    """The comment with as many pieces as fit within ``limit``; cut, as a last resort, when none do."""
+    out = text(len(pieces))
+    if len(out) <= limit:
+        return out
+    # Everything dropped gives an upper bound on the rest (its omission counts are the largest); each
+    # kept piece adds its own length and at most two newlines. So one pass over prefix sums finds
+    # how many pieces fit; the check after it only guards against redaction across piece borders.
+    base = len(text(0))
+    sizes = list(accumulate((len(p.text) + 2 for p in pieces), initial=0))
+    keep = max((k for k in range(len(pieces) + 1) if base + sizes[k] <= limit), default=0)
+    out = text(keep)
+    while len(out) > limit and keep > 0:
+        over, k = len(out) - limit, keep
+        while k > 0 and sizes[keep] - sizes[k] < over:
+            k -= 1
+        keep = k
+        out = text(keep)
+    if len(out) > limit:  # the fixed parts alone are too long (a tiny limit): cut, keeping the head
+        tail = "\n\n… report cut to its size limit; see the results artifact.\n"
+        out = out[: max(limit - len(tail), 0)] + tail
+        out = out[:limit]
+    return out
+
+
 def _render(
     results: Results | None,
     *,
@@ -468,124 +614,40 @@ def _render(
     parts = env.get_template("_parts.md.j2").module
     page = env.get_template("pr_comment.md.j2")
 
-    warned = list(warnings)
-    if results is not None and results.interrupted and results.aborted is None:
-        warned.append("the run was interrupted: the verdicts cover the trials that finished")
-    warned += warning_lines(sections)  # sections placed with the warnings (change alerts), escaped below
+    warned = _warned(results, warnings, sections)
     body = [s for s in sections if s.place == "body"]
-    ctx: dict[str, Any] = {
-        "baseline_info": esc(baseline_info, _W_LINE) if baseline_info else None,
-        "record_only": mode == "record-only",
-        "warnings": _listed(warned, esc, _W_TEXT, "warnings"),
-        "pointer": Md(pointer),
-        "table": None,
-        "sections": [_section_view(s, esc, pointer) for s in body],
-        "cost": [],
-        "details_shown": False,
-    }
-    link = _link(redact(run_url) if run_url else None, esc)  # redacted before percent-encoding hides it
-    footer = f"AgentAssay {__version__}"
-    ctx["footer"] = Md(f"{link} · {footer}" if link else footer)
-    pieces: list[_Piece] = []
+    ctx = _context(baseline_info, mode, warned, pointer, body, run_url, esc)
     ordered = (
         sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict]) if results is not None else []
     )
-
     if error is not None:  # the engine stopped before a verdict: no table, whatever results it left
         results, ordered = None, []
-        ctx["title"] = Md("**ERROR** · AgentAssay")
-        ctx["gloss"] = Md(f"The run stopped with an error, before any verdict: {esc(error, _W_TEXT)}")
-    elif results is None:
-        ctx["title"] = Md("**NO RESULTS** · AgentAssay")
-        why = "the warnings below say why" if warned else "the workflow run's log says why"
-        ctx["gloss"] = Md(f"This run produced no results file; {why}.")
-    else:
-        d = results.decision
-        order = ("fail", "inconclusive", "pass")
-        counts = counts_text(d, order) or "no scenarios"
-        ctx["title"] = Md(
-            f"**{d.decision.value.upper()}** · {esc(results.suite.get('name', '?'), _W_NAME)} · {counts}"
-        )
-        against = (
-            "its threshold" if results.kind in ("run", "analyze") else "the baseline (pass rate or behaviour)"
-        )
-        ctx["gloss"] = Md(
-            {
-                "deploy": f"Every scenario passed against {against}.",
-                "block": f"At least one scenario failed against {against}.",
-                "manual": "No scenario failed, but some are inconclusive: more trials or a human call is needed.",
-                "aborted": esc(aborted_gloss(results), _W_TEXT),
-            }[d.decision.value]
-        )
+    ctx["title"], ctx["gloss"] = _headline(results, error, warned, esc)
+    pieces: list[_Piece] = []
+    if results is not None:
         if ordered:
-            with_baseline = any(s.baseline is not None for s in ordered)
-            ctx["table"] = {
-                "rates_header": Md("baseline → candidate" if with_baseline else "pass rate"),
-                "legend": Md(
-                    "Pass rates with 95% Wilson intervals. Effect: candidate minus "
-                    f"{'baseline' if with_baseline else 'threshold'} pass rate, in percentage points. "
-                    "Trials: used by the test / needed by a fixed-n design with the same α and β "
-                    "(trials run, where more ran)."
-                ),
-            }
+            ctx["table"], pieces = _table(results, ordered, esc, parts)
             ctx["details_shown"] = True
-            pieces += [
-                _Piece("row", _part(parts.row, _row(results, s, esc, with_baseline)), s.verdict.verdict)
-                for s in ordered
-            ]
         ctx["cost"] = _cost(results, esc, sections)
     pieces += [_diagram_piece(s, i, esc, redact, parts) for i, s in enumerate(body) if s.diagram is not None]
     if results is not None and ordered:
         pieces.append(_Piece("run", _part(parts.run, _run_details(results, esc))))
-        pieces += [_Piece("details", _part(parts.scenario, _details(s, esc, results.settings))) for s in ordered]
+        pieces += [
+            _Piece("details", _part(parts.scenario, _details(s, esc, results.settings))) for s in ordered
+        ]
 
     head = "" if marker is None else marker + "\n"
-
-    def text(keep: int) -> str:
-        kept, dropped = pieces[:keep], pieces[keep:]
-        omitted = {v: 0 for v in _OMITTED}
-        for p in dropped:
-            if p.verdict is not None:
-                omitted[p.verdict] += 1
-        diagrams = {p.section: p.text for p in kept if p.kind == "diagram"}
-        out = page.render(
-            ctx,
-            rows=[p.text for p in kept if p.kind == "row"],
-            omitted_rows=[
-                Md(
-                    f"{n} {_OMITTED[v]} scenarios not shown, to keep this report within its size limit; see {pointer}."
-                )
-                for v, n in omitted.items()
-                if n
-            ],
-            diagrams=[diagrams.get(i) for i in range(len(body))],
-            run=next((p.text for p in kept if p.kind == "run"), None),
-            details=[p.text for p in kept if p.kind == "details"],
-            details_omitted=sum(p.kind == "details" for p in dropped),
-        )
-        return head + redact(out.rstrip("\n")) + "\n"
-
-    out = text(len(pieces))
-    if len(out) <= limit:
-        return out
-    # Everything dropped gives an upper bound on the rest (its omission counts are the largest); each
-    # kept piece adds its own length and at most two newlines. So one pass over prefix sums finds
-    # how many pieces fit; the check after it only guards against redaction across piece borders.
-    base = len(text(0))
-    sizes = list(accumulate((len(p.text) + 2 for p in pieces), initial=0))
-    keep = max((k for k in range(len(pieces) + 1) if base + sizes[k] <= limit), default=0)
-    out = text(keep)
-    while len(out) > limit and keep > 0:
-        over, k = len(out) - limit, keep
-        while k > 0 and sizes[keep] - sizes[k] < over:
-            k -= 1
-        keep = k
-        out = text(keep)
-    if len(out) > limit:  # the fixed parts alone are too long (a tiny limit): cut, keeping the head
-        tail = "\n\n… report cut to its size limit; see the results artifact.\n"
-        out = out[: max(limit - len(tail), 0)] + tail
-        out = out[:limit]
-    return out
+    text = partial(
+        _page_text,
+        page=page,
+        ctx=ctx,
+        pieces=pieces,
+        n_sections=len(body),
+        pointer=pointer,
+        head=head,
+        redact=redact,
+    )
+    return _fit(pieces, text, limit)
 
 
 def _sections(

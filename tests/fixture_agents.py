@@ -41,7 +41,7 @@ def raises_on_refund(text: str) -> str:
 
 
 def hangs(text: str) -> str:
-    time.sleep(3600)
+    threading.Event().wait()  # blocks until the runner's timeout abandons the trial
     return "ok"
 
 

@@ -106,7 +106,7 @@ def test_inconclusive_policy(project: Path, policy: str, code: int, words: str) 
 
 def test_fresh_fixtures_async_concurrency_and_timeouts(tmp_path: Path) -> None:
     (tmp_path / "test_kinds.py").write_text(textwrap.dedent('''\
-        import asyncio, random, time
+        import asyncio, random, threading, time
         import pytest
 
         made = []
@@ -129,12 +129,12 @@ def test_fresh_fixtures_async_concurrency_and_timeouts(tmp_path: Path) -> None:
         @pytest.mark.agentassay(trials=4, threshold=0.5, method="fixed", timeout=0.5)
         def test_a_hanging_trial_is_an_error_trial(trial):
             if trial.index == 1:
-                time.sleep(600)
+                threading.Event().wait()  # hangs: the trial's timeout ends it
 
         @pytest.mark.agentassay(trials=4, threshold=0.5, method="fixed", timeout=0.5, concurrency=2)
         async def test_a_hanging_async_trial_is_an_error_trial(trial):
             if trial.index == 1:
-                await asyncio.sleep(600)
+                await asyncio.Event().wait()  # hangs: the trial's timeout ends it
         '''))
     done = pytest_run(tmp_path, "--agentassay-record", "r.json", "-p", "no:asyncio")
     assert done.returncode == 0, done.stdout[-3000:]

@@ -66,7 +66,7 @@ def _emit(
 
             kept, lost = keep_elsewhere(results, output, exc)
             if kept is None and not as_json:  # --json prints it below anyway
-                click.echo(json.dumps(results.to_dict(), indent=1, default=str))
+                click.echo(results.to_json(), nl=False)
     if html is not None or junit is not None:
         from ..reports._files import write_report_files
 

@@ -334,11 +334,19 @@ class Results:
         (``cli/_run.py`` keeps the results elsewhere and says where)."""
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(p, self.to_json())
+        return p
+
+    def to_json(self) -> str:
+        """The results file's text, through the boundary again (redacted, repaired, each field capped): every
+        copy written anywhere — ``-o``, the temp file a failed write falls back to, stdout — is this text.
+        Serialized once; the boundary reads that text and walks the data only when something would change."""
         from ..boundary import FIELD_LIMIT, scrub_document
 
-        data = scrub_document(self.to_dict(), limit=FIELD_LIMIT, to_text=True)  # the boundary again, and capped
-        _write_atomic(p, _json_text(data))
-        return p
+        data = self.to_dict()
+        text = _json_text(data)
+        cleaned = scrub_document(data, limit=FIELD_LIMIT, to_text=True, text=text)
+        return text if cleaned is data else _json_text(cleaned)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, source: str = "<results>") -> Results:
@@ -466,7 +474,7 @@ def keep_elsewhere(results: Results, path: Path, exc: OSError) -> tuple[Path | N
     """``-o`` failed after the run (the folder went read-only, the disk filled): keep the results in a temp
     file and return it with the message saying where; (None, message) when even that fails — the caller
     then prints the results file to stdout, the last place left."""
-    text = _json_text(results.to_dict())
+    text = results.to_json()
     why = _why(path, exc)
     fd, tmp = -1, ""
     try:

@@ -20,7 +20,7 @@ _PUBLIC: dict[str, str] = {
     "ExitCode": "agentassay._errors",
     "SpecError": "agentassay.spec",
     "ResultsError": "agentassay.results",
-    "AgentLoadError": "agentassay.adapters",
+    "AgentLoadError": "agentassay.integrations.adapters",
     "PluginError": "agentassay.plugins",
     # the suite
     "Suite": "agentassay.spec",
@@ -31,7 +31,7 @@ _PUBLIC: dict[str, str] = {
     # running it
     "run_suite": "agentassay.runner",
     "RunReport": "agentassay.runner",
-    "AgentAdapter": "agentassay.adapters",
+    "AgentAdapter": "agentassay.integrations.adapters",
     "Trace": "agentassay.traces",
     "TraceStore": "agentassay.traces",
     # results and verdicts

@@ -1,5 +1,5 @@
 import sys
 
-from agentassay.cli import main
+from agentassay.integrations.cli import main
 
 sys.exit(main())

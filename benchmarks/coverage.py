@@ -1,4 +1,4 @@
-"""Behavioural coverage (agentassay.coverage): speed on a stored suite, and how honest Chao1 is.
+"""Behavioural coverage (agentassay.features.coverage): speed on a stored suite, and how honest Chao1 is.
 
     python benchmarks/coverage.py           # full run -> docs/coverage-behavioural.{json,md}
     python benchmarks/coverage.py --quick   # small run, for smoke checks
@@ -32,8 +32,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.adapters._base import ToolInfo  # noqa: E402
-from agentassay.coverage import behavioural_coverage, coverage_from_store  # noqa: E402
+from agentassay.features.coverage import behavioural_coverage, coverage_from_store  # noqa: E402
+from agentassay.integrations.adapters._base import ToolInfo  # noqa: E402
 from agentassay.traces import Action, Cost, Step, Trace, TraceMetadata, TraceStore  # noqa: E402
 from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
 

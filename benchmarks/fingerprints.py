@@ -1,4 +1,4 @@
-"""Speed, calibration and power of behavioural fingerprints (agentassay.fingerprints).
+"""Speed, calibration and power of behavioural fingerprints (agentassay.features.fingerprints).
 
     python benchmarks/fingerprints.py           # full run -> docs/fingerprints.{md,json}
     python benchmarks/fingerprints.py --quick   # small run, for CI smoke checks
@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.fingerprints import extract, extract_pair, fingerprint_test  # noqa: E402
+from agentassay.features.fingerprints import extract, extract_pair, fingerprint_test  # noqa: E402
 from agentassay.traces._model import Action, Cost, Step, Trace  # noqa: E402
 from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
 

@@ -46,7 +46,7 @@ if mode == "json.load":
         json.load(f)
     out = {}
 else:
-    from agentassay.importers import ImportStats, import_traces
+    from agentassay.integrations.importers import ImportStats, import_traces
     if mode == "tracemalloc":
         tracemalloc.start()
     stats = ImportStats()

@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # real_model and real_model_agents live
 
 import real_model  # noqa: E402
 
-from agentassay.cli import main as cli  # noqa: E402
+from agentassay.integrations.cli import main as cli  # noqa: E402
 from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
 
 BEGIN, END = (

@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.adapters import CallableAdapter  # noqa: E402
+from agentassay.integrations.adapters import CallableAdapter  # noqa: E402
 from agentassay.runner import run_suite  # noqa: E402
 from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite, load_suite  # noqa: E402
 from agentassay.traces import TraceStore  # noqa: E402

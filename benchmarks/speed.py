@@ -35,11 +35,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agentassay.features.contracts._plugin import SHARE as CONTRACTS_SHARE  # noqa: E402
+from agentassay.features.metamorphic._plugin import SHARE as METAMORPHIC_SHARE  # noqa: E402
 from agentassay.gate import scenario_alpha  # noqa: E402
 from agentassay.gate._designs import LOOKS, SHIPPED, boundary_key  # noqa: E402
 from agentassay.gate._fingerprints import SHARE  # noqa: E402
-from agentassay.plugins.contracts import SHARE as CONTRACTS_SHARE  # noqa: E402
-from agentassay.plugins.metamorphic import SHARE as METAMORPHIC_SHARE  # noqa: E402
 from agentassay.spec import Settings  # noqa: E402
 from agentassay.stats._sequential import DESIGN_ALGORITHM, fail_constant, pass_constant  # noqa: E402
 from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
@@ -212,7 +212,7 @@ def _suite(scenarios: int, method: str) -> Any:
 
 def make_files(folder: Path, scenarios: int) -> dict[str, Any]:
     """Baseline (`run --full`), and per method a candidate (`check`) and its 3 shards (`check --shard i/3`)."""
-    from agentassay.adapters import CallableAdapter
+    from agentassay.integrations.adapters import CallableAdapter
     from agentassay.runner import run_suite
 
     def go(suite: Any, **kw: Any) -> Any:

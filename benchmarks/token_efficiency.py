@@ -34,7 +34,7 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.fingerprints import extract, fingerprint_test, plan_budget, planned_power  # noqa: E402
+from agentassay.features.fingerprints import extract, fingerprint_test, plan_budget, planned_power  # noqa: E402
 from agentassay.stats import SPRT, SPRTDesign, Verdict, threshold_verdict, warm_start  # noqa: E402
 from agentassay.traces._model import Action, Cost, Step, Trace  # noqa: E402
 from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402

@@ -44,9 +44,9 @@ CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 from agentassay.spec import load_suite
-from agentassay.tracefirst import analyze
+from agentassay.features.tracefirst import analyze
 from agentassay.results import Results
-import agentassay.importers, agentassay.runner, agentassay.plugins.coverage, agentassay.plugins.fingerprints
+import agentassay.integrations.importers, agentassay.runner, agentassay.features.coverage._plugin, agentassay.features.fingerprints._plugin
 mode, source, suite_path, out = sys.argv[1:5]
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()

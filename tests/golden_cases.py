@@ -121,7 +121,7 @@ def _in_root() -> Iterator[None]:
 
 
 def _cli(*args: str) -> int:
-    from agentassay.cli import main
+    from agentassay.integrations.cli import main
 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         return main(list(args))

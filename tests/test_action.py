@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from fakegithub import FakeGitHub
 
-from agentassay.github import (
+from agentassay.integrations.github import (
     ClientSettings,
     GitHubError,
     connect,
@@ -26,7 +26,7 @@ from agentassay.github import (
     unpack,
     upsert_comment,
 )
-from agentassay.github._artifacts import MAX_UNPACKED_BYTES, BaselineError
+from agentassay.integrations.github._artifacts import MAX_UNPACKED_BYTES, BaselineError
 from agentassay.reports import MARKER
 from agentassay.results import load_results
 

@@ -175,7 +175,7 @@ def test_bad_config_names_file_line_and_key(body: str, key: str, words: str, tmp
 
 
 def test_bad_config_exits_3_in_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from agentassay.cli import main
+    from agentassay.integrations.cli import main
 
     path = tmp_path / "agentassay.yml"
     path.write_text(SUITE_WITH.format(body="      cost_ratio: -2\n"), encoding="utf-8")
@@ -208,7 +208,7 @@ def test_settings_carry_alerts_only_when_set() -> None:
 def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """A baseline of the customer-service example, and a copy whose recorded model is another one."""
     pytest.importorskip("agents")
-    from agentassay.cli import main
+    from agentassay.integrations.cli import main
 
     monkeypatch.chdir(ROOT)
     base = tmp_path / "base.json"
@@ -223,7 +223,7 @@ def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pat
 def test_check_against_another_model_shows_the_alert_everywhere(
     recorded: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentassay.cli import main
+    from agentassay.integrations.cli import main
     from agentassay.reports import render_html, render_pr_comment
 
     base, other = recorded
@@ -274,7 +274,7 @@ def test_check_against_another_model_shows_the_alert_everywhere(
 
 
 def test_merge_of_shards_gives_the_alerts_of_one_check(recorded: tuple[Path, Path], tmp_path: Path) -> None:
-    from agentassay.cli import main
+    from agentassay.integrations.cli import main
 
     _, other = recorded
     data = json.loads(other.read_text(encoding="utf-8"))

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentassay.adapters._base import ToolInfo
-from agentassay.coverage import (
+from agentassay.features.coverage import (
     COVERAGE_SCHEMA,
     DIMENSIONS,
     BehaviouralCoverage,
@@ -24,7 +23,8 @@ from agentassay.coverage import (
     tool_boundaries,
     weighted_geometric_mean,
 )
-from agentassay.coverage._chao1 import chao1_from_frequencies
+from agentassay.features.coverage._chao1 import chao1_from_frequencies
+from agentassay.integrations.adapters._base import ToolInfo
 from agentassay.traces import Action, Step, StoreError, Trace, TraceMetadata, TraceStore
 
 TRIAGE, FAQ, SEAT = "Triage Agent", "FAQ Agent", "Seat Booking Agent"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agentassay.fingerprints import (
+from agentassay.features.fingerprints import (
     BudgetPlan,
     FingerprintMatrix,
     fingerprint_test,

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from agentassay.cli import main
+from agentassay.integrations.cli import main
 from agentassay.stats import regression_verdict, threshold_verdict
 
 
@@ -179,7 +179,7 @@ def test_importing_the_cli_does_not_import_scipy() -> None:
         [
             sys.executable,
             "-c",
-            "import agentassay.cli, sys; assert 'scipy' not in sys.modules, 'scipy imported'",
+            "import agentassay.integrations.cli, sys; assert 'scipy' not in sys.modules, 'scipy imported'",
         ],
         capture_output=True,
         text=True,

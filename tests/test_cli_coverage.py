@@ -13,7 +13,7 @@ import yaml
 pytest.importorskip("agents")
 pytest.importorskip("dspy")
 
-from agentassay.cli import main
+from agentassay.integrations.cli import main
 from agentassay.results import load_results
 from agentassay.spec import load_suite
 

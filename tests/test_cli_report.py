@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.cli import main
+from agentassay.integrations.cli import main
 from agentassay.reports import MARKER
 
 SUITE = """\

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.cli import main
+from agentassay.integrations.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -133,7 +133,7 @@ def test_help_is_fast_and_imports_nothing_heavy() -> None:
     code = textwrap.dedent(
         """
         import sys
-        from agentassay.cli import main
+        from agentassay.integrations.cli import main
         try:
             main(["--help"])
         except SystemExit:

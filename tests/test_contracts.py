@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 from scipy import stats
 
-from agentassay.cli import main
-from agentassay.contracts import (
+from agentassay.features.contracts import (
     EvalError,
     ExprError,
     binomial_pvalue,
@@ -26,7 +25,8 @@ from agentassay.contracts import (
     regression,
     suite_contracts,
 )
-from agentassay.contracts._model import TraceView
+from agentassay.features.contracts._model import TraceView
+from agentassay.integrations.cli import main
 from agentassay.spec import SpecError, load_suite, parse_suite
 from agentassay.traces import Action, Cost, Step, Trace, TraceMetadata
 
@@ -653,7 +653,7 @@ def test_bad_input_is_exit_3_naming_the_key(
 
 
 def test_run_reserves_the_share_and_the_level_math() -> None:
-    from agentassay.plugins.contracts import SHARE, level_of
+    from agentassay.features.contracts._plugin import SHARE, level_of
     from agentassay.spec import Settings
 
     assert SHARE == 0.15 and 0.5 + 0.2 + SHARE < 1  # fingerprints, metamorphic relations, contracts
@@ -693,9 +693,9 @@ def test_evidence_is_rederived_from_the_counts_alone() -> None:
     """compare against another baseline: the statistics a file holds are ignored, only its counts are read."""
     from types import SimpleNamespace
 
-    from agentassay.contracts import Tally, record
+    from agentassay.features.contracts import Tally, record
+    from agentassay.features.contracts import _plugin as plugin
     from agentassay.gate import Candidate, GatePlan
-    from agentassay.plugins import contracts as plugin
     from agentassay.spec import Settings
 
     (c,) = contracts_of(suite_text("  - max_steps: 8\n"))

@@ -53,7 +53,7 @@ def test_keys_name_the_boundary_and_the_algorithm_not_the_release(tmp_path: Path
 
 _FRESH = """
 import json, random, sys
-from agentassay.adapters import CallableAdapter
+from agentassay.integrations.adapters import CallableAdapter
 from agentassay.runner import run_suite
 from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite
 from agentassay.stats._sequential import fail_constant, pass_constant

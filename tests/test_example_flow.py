@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.cli import main
+from agentassay.integrations.cli import main
 from agentassay.traces import Action, TraceStore
 
 ROOT = Path(__file__).resolve().parents[1]

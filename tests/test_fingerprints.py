@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agentassay.fingerprints import (
+from agentassay.features.fingerprints import (
     FingerprintMatrix,
     extract,
     extract_pair,

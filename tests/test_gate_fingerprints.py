@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agentassay.fingerprints import fingerprint_of, fingerprint_test, from_records
+from agentassay.features.fingerprints import fingerprint_of, fingerprint_test, from_records
 from agentassay.gate import BaselineCounts, ScenarioVerdict, decide, fingerprint_plan, monitor_for
 from agentassay.gate._fingerprints import SHARE, FingerprintPlan
 from agentassay.results import TrialOutcome

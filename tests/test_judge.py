@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from agentassay.cli import main
-from agentassay.judge import (
+from agentassay.features.judge import (
     GradeError,
     Judge,
     JudgeConfig,
@@ -27,6 +26,7 @@ from agentassay.judge import (
     judge_configs,
     parse_reply,
 )
+from agentassay.integrations.cli import main
 from agentassay.reports import render_html, render_pr_comment, render_table
 from agentassay.results import load_results
 from agentassay.spec import ModelConfig, load_suite

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from golden_cases import load_golden
 
-from agentassay.cli import main
 from agentassay.gate import BaselineCounts, ScenarioVerdict, SuiteDecision
+from agentassay.integrations.cli import main
 from agentassay.reports import render_junit
 from agentassay.results import Results, ScenarioResult, TrialOutcome, load_results
 from agentassay.spec import Settings

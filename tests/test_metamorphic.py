@@ -11,8 +11,7 @@ from typing import Any
 import metamorphic_agents
 import pytest
 
-from agentassay.cli import main
-from agentassay.metamorphic import (
+from agentassay.features.metamorphic import (
     NOISE,
     SHARE,
     Transform,
@@ -20,6 +19,7 @@ from agentassay.metamorphic import (
     scenario_test,
     suite_relations,
 )
+from agentassay.integrations.cli import main
 from agentassay.results import compare_results, load_results
 from agentassay.spec import Settings, load_suite
 
@@ -291,7 +291,7 @@ def test_each_transformation_does_what_it_says() -> None:
 
 
 def test_noise_and_paraphrases_say_nothing_the_example_workflow_reacts_to() -> None:
-    from agentassay.metamorphic import PARAPHRASES
+    from agentassay.features.metamorphic import PARAPHRASES
     from examples.customer_service import _workflow as w
 
     texts = [*NOISE, *(t.format(input="") for slot in PARAPHRASES for t in slot)]
@@ -374,7 +374,7 @@ def test_a_fragile_agent_violates_in_every_pair_whose_source_passed(tmp_path: Pa
 
 def test_a_replay_runs_only_the_followups_that_were_recorded(tmp_path: Path) -> None:
     """``agentassay analyze`` never calls the agent: follow-ups without a recorded trace are not run."""
-    from agentassay.adapters import CallableAdapter
+    from agentassay.integrations.adapters import CallableAdapter
     from agentassay.runner import run_suite, trial_seed
 
     class Replay(CallableAdapter):

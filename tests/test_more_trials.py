@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agentassay.cli import main
 from agentassay.gate import BaselineCounts, RegressionFixed, SuiteDecision, replay
+from agentassay.integrations.cli import main
 from agentassay.reports import render_html, render_junit, render_pr_comment, render_table
 from agentassay.results import (
     Results,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.cli import main
-from agentassay.mutation import CLASSES, Target, generate, parse_config
+from agentassay.features.mutation import CLASSES, Target, generate, parse_config
+from agentassay.integrations.cli import main
 from agentassay.spec import load_suite, parse_suite
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ def in_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def snapshot(agent: object) -> list[tuple[str, str, tuple[str, ...], int]]:
-    from agentassay.adapters._openai_agents import _reachable
+    from agentassay.integrations.adapters._openai_agents import _reachable
 
     return [(a.name, str(a.instructions), tuple(getattr(t, "description", "") for t in a.tools), len(a.handoffs))
             for a in _reachable(agent)]
@@ -100,7 +100,7 @@ def test_a_prompt_string_of_a_plain_callable_is_patched_only_while_its_mutant_ru
 
 def test_operators_are_deterministic() -> None:
     pytest.importorskip("agents")
-    from agentassay.adapters import load_adapter
+    from agentassay.integrations.adapters import load_adapter
 
     suite = load_suite(CS)
     config = parse_config(suite)

@@ -47,9 +47,9 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.adapters import load_adapter
-from agentassay.adapters._offline import OfflineModel, _read_conversation
 from agentassay.evaluators import build_evaluator
+from agentassay.integrations.adapters import load_adapter
+from agentassay.integrations.adapters._offline import OfflineModel, _read_conversation
 from agentassay.runner import Engine, ScenarioState, trial_seed
 from agentassay.spec import load_suite
 

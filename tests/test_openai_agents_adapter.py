@@ -22,9 +22,9 @@ from agents.models.interface import Model
 from agents.usage import Usage
 from openai.types.responses import ResponseOutputMessage, ResponseOutputText
 
-from agentassay.adapters._base import AgentRunError
-from agentassay.adapters._offline import NO_BEHAVIOUR_TEXT
-from agentassay.adapters._openai_agents import (
+from agentassay.integrations.adapters._base import AgentRunError
+from agentassay.integrations.adapters._offline import NO_BEHAVIOUR_TEXT
+from agentassay.integrations.adapters._openai_agents import (
     OpenAIAgentsAdapter,
     _installed_processors,
     install_trace_router,
@@ -481,7 +481,7 @@ def test_globally_disabled_tracing_falls_back_to_run_items() -> None:
 
 def test_importing_the_package_does_not_import_the_sdk() -> None:
     code = (
-        "import sys, agentassay, agentassay.adapters, agentassay.traces; "
+        "import sys, agentassay, agentassay.integrations.adapters, agentassay.traces; "
         "assert 'agents' not in sys.modules, 'SDK imported'; "
         "import examples.customer_service.v1 as v; "
         "heavy = [m for m in ('numpy', 'scipy', 'yaml', 'litellm') if m in sys.modules]; "
@@ -495,6 +495,6 @@ def test_dataclass_outputs_are_plain_data() -> None:
     class Point:
         x: int
 
-    from agentassay.adapters._openai_agents import _jsonable
+    from agentassay.integrations.adapters._openai_agents import _jsonable
 
     assert _jsonable({"p": Point(1), "t": (1, "a")}) == {"p": {"x": 1}, "t": [1, "a"]}

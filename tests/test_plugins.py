@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.cli import main
+from agentassay.integrations.cli import main
 from agentassay.plugins import BUILTIN_NAMES, Plugins
 from agentassay.reports import render_pr_comment, render_table
 from agentassay.results import load_results

@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.cli import main
+from agentassay.integrations.cli import main
 from agentassay.results import Results, load_results
 from agentassay.runner._identity import differences, source_digest
 

@@ -155,7 +155,7 @@ def parse_rate(cell: str) -> tuple[int, int]:
 @pytest.fixture(scope="module")
 def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Results]:
     pytest.importorskip("agents")
-    from agentassay.cli import main
+    from agentassay.integrations.cli import main
 
     tmp = tmp_path_factory.mktemp("example")
     base, v2, store = tmp / "base.json", tmp / "v2.json", str(tmp / "t.db")

@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.adapters._openai_agents import OpenAIAgentsAdapter, Probe
-from agentassay.adapters._probe import FAULT_MARKERS, robustness_witness
+from agentassay.integrations.adapters._openai_agents import OpenAIAgentsAdapter, Probe
+from agentassay.integrations.adapters._probe import FAULT_MARKERS, robustness_witness
 from agentassay.traces import RESTRICTED_CALL, Action
 from examples.customer_service import v1
 

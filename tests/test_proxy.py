@@ -74,7 +74,7 @@ def test_bad_proxy_names_the_key(edit: tuple[str, str], key: str, words: str) ->
 
 
 def test_a_proxy_for_a_plain_callable_is_refused_before_any_trial() -> None:
-    from agentassay.adapters import CallableAdapter
+    from agentassay.integrations.adapters import CallableAdapter
     from agentassay.runner import run_suite
 
     calls: list[str] = []
@@ -156,7 +156,7 @@ def suite_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_run_records_rho_and_the_proxy_arm_then_check_uses_the_allocation(
     suite_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentassay.cli import main
+    from agentassay.integrations.cli import main
 
     base, v2, again = tmp_path / "base.json", tmp_path / "v2.json", tmp_path / "again.json"
     store = tmp_path / "t.db"
@@ -203,7 +203,7 @@ def test_run_records_rho_and_the_proxy_arm_then_check_uses_the_allocation(
 def test_a_baseline_without_proxy_trials_runs_the_target_alone(
     suite_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentassay.cli import main
+    from agentassay.integrations.cli import main
 
     plain = tmp_path / "plain.yml"
     plain.write_text(SUITE.split("  proxy:")[0] + "scenarios:" + SUITE.split("scenarios:")[1])

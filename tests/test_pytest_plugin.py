@@ -252,7 +252,7 @@ def test_a_suite_collected_as_items_gives_the_verdicts_of_agentassay_run() -> No
 def test_installed_but_unused_it_imports_nothing_heavy() -> None:
     code = textwrap.dedent('''\
         import sys
-        import agentassay.pytest_plugin
+        import agentassay.integrations.pytest_plugin
         print([m for m in ("numpy", "scipy", "agents", "openai", "agentassay.stats", "agentassay.runner",
                            "agentassay.gate", "yaml") if m in sys.modules])
         ''')

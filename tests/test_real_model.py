@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import real_model
 
-from agentassay.cli import main
+from agentassay.integrations.cli import main
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
 

@@ -17,9 +17,7 @@ import yaml
 pytest.importorskip("dspy")
 pytest.importorskip("agents")
 
-from agentassay.adapters._base import AgentRunError
-from agentassay.adapters._openai_agents import OpenAIAgentsAdapter, install_trace_router
-from agentassay.structure._model import (
+from agentassay.features.structure._model import (
     AgentNode,
     Bundle,
     Delegation,
@@ -27,7 +25,7 @@ from agentassay.structure._model import (
     Objective,
     ToolNode,
 )
-from agentassay.structure._realize import (
+from agentassay.features.structure._realize import (
     FIRST_ATTEMPT,
     WITHHELD,
     RealizationReport,
@@ -37,7 +35,9 @@ from agentassay.structure._realize import (
     realizer_inputs,
     realizer_lm,
 )
-from agentassay.structure._scripted import ScriptedEngine, load_script, parse_fields
+from agentassay.features.structure._scripted import ScriptedEngine, load_script, parse_fields
+from agentassay.integrations.adapters._base import AgentRunError
+from agentassay.integrations.adapters._openai_agents import OpenAIAgentsAdapter, install_trace_router
 from agentassay.traces import Action, Step, Trace
 from examples.customer_service import v1
 from examples.customer_service._workflow import FAQ_AGENT, SEAT_AGENT, TRIAGE_AGENT
@@ -124,7 +124,7 @@ SEAT_HANDBACK = q("delegate", "seat_booking_agent", "triage_agent")
 def bundles() -> tuple[Bundle, ...]:
     """Bundles of the 13 objectives: merge_bundles when it exists, else the same merge by hand."""
     try:
-        from agentassay.structure._graph import merge_bundles
+        from agentassay.features.structure._graph import merge_bundles
     except ImportError:
         return (
             Bundle(USE[0], (REACH[1],)),
@@ -406,7 +406,7 @@ def test_forbidden_identifiers_and_leaks() -> None:
 
 
 def test_signature_inputs_come_from_the_manifest() -> None:
-    from agentassay.structure import _realize
+    from agentassay.features.structure import _realize
 
     use = realizer_inputs(MANIFEST, USE[1])
     assert use["objective"] == "UseTool(seat_booking_agent, update_seat)"
@@ -564,7 +564,7 @@ def test_real_lm_config_needs_its_api_key(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_importing_realize_does_not_import_dspy() -> None:
     code = (
-        "import sys, agentassay.structure._realize as r, agentassay.structure._scripted;"
+        "import sys, agentassay.features.structure._realize as r, agentassay.features.structure._scripted;"
         "assert 'dspy' not in sys.modules, 'dspy imported eagerly';"
         "r.RealizeReach; assert 'dspy' in sys.modules"
     )

@@ -7,8 +7,8 @@ from dataclasses import replace
 import fixture_agents as fa
 import pytest
 
-from agentassay.adapters import CallableAdapter
 from agentassay.gate import BaselineCounts, ThresholdSPRT, replay
+from agentassay.integrations.adapters import CallableAdapter
 from agentassay.results import Results, compare_results
 from agentassay.runner import run_suite, trial_seed
 from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from agentassay.adapters import CallableAdapter
-from agentassay.cli import main
+from agentassay.integrations.adapters import CallableAdapter
+from agentassay.integrations.cli import main
 from agentassay.results import Results, load_results, merge_results, shard_slice
 from agentassay.runner import run_suite
 from agentassay.spec import AgentConfig, Check, Scenario, Settings, SpecError, Suite

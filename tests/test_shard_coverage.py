@@ -10,20 +10,20 @@ from typing import Any
 
 import pytest
 
-from agentassay.adapters import ToolInfo
-from agentassay.cli import main
-from agentassay.coverage import (
+from agentassay.features.coverage import (
     behavioural_accumulator,
     behavioural_coverage,
     behavioural_statistics,
     finish_behavioural,
     merge_behavioural_statistics,
 )
+from agentassay.features.coverage._plugin import GATE_NOTE
+from agentassay.features.structure._model import RESTRICTED_CALL
 from agentassay.gate import SuiteDecision, coverage_gate
-from agentassay.plugins.coverage import GATE_NOTE
+from agentassay.integrations.adapters import ToolInfo
+from agentassay.integrations.cli import main
 from agentassay.results import load_results
 from agentassay.stats import Decision, Verdict
-from agentassay.structure._model import RESTRICTED_CALL
 from agentassay.traces import Action, Step, Trace, TraceMetadata
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -68,7 +68,7 @@ def test_sigkill_leaves_a_readable_store_with_every_finished_trial(tmp_path: Pat
         f"""
         import sys
         sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tests')!r}]
-        from agentassay.adapters import CallableAdapter
+        from agentassay.integrations.adapters import CallableAdapter
         from agentassay.runner import run_suite
         from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite
         from agentassay.traces import TraceStore

@@ -12,15 +12,9 @@ import pytest
 from agents import Agent, RunContextWrapper, function_tool, handoff
 from cs_manifest import customer_service
 
-from agentassay.adapters._openai_agents import (
-    OpenAIAgentsAdapter,
-    _agent_tool_target,
-    _handoff_target,
-    _reachable,
-)
-from agentassay.structure._graph import obligations
-from agentassay.structure._model import RESTRICTED_CALL, AgentNode, Delegation, Manifest, ToolNode
-from agentassay.structure._mutation import (
+from agentassay.features.structure._graph import obligations
+from agentassay.features.structure._model import RESTRICTED_CALL, AgentNode, Delegation, Manifest, ToolNode
+from agentassay.features.structure._mutation import (
     MUTATION_SCHEMA,
     StructuralMutant,
     _agent_map,
@@ -29,6 +23,12 @@ from agentassay.structure._mutation import (
     mutation_analysis,
     parse_objective,
     structural_mutants,
+)
+from agentassay.integrations.adapters._openai_agents import (
+    OpenAIAgentsAdapter,
+    _agent_tool_target,
+    _handoff_target,
+    _reachable,
 )
 from agentassay.traces import Action, Step, Trace
 
@@ -462,8 +462,8 @@ def test_the_generated_suite_detects_every_mutant_the_offline_model_can_show() -
     have, so giving it one changes nothing observable (a real model may differ)."""
     import yaml
 
-    from agentassay.adapters import AgentRunError
-    from agentassay.structure import extract_manifest
+    from agentassay.features.structure import extract_manifest
+    from agentassay.integrations.adapters import AgentRunError
 
     m = extract_manifest(v1.triage_agent, system="customer_service")
     doc = yaml.safe_load((ROOT / "examples" / "customer_service" / "agentassay.structural.yml").read_text())

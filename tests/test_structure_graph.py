@@ -9,14 +9,14 @@ from cs_manifest import FAQ, SEAT, TRIAGE, customer_service
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentassay.structure._coverage import (
+from agentassay.features.structure._coverage import (
     COVERAGE_SCHEMA,
     StructuralCoverage,
     fast_observer,
     structural_coverage,
 )
-from agentassay.structure._graph import merge_bundles, objectives, obligations, reachable
-from agentassay.structure._model import (
+from agentassay.features.structure._graph import merge_bundles, objectives, obligations, reachable
+from agentassay.features.structure._model import (
     RESTRICTED_CALL,
     TOOL_NOT_FOUND,
     AgentNode,

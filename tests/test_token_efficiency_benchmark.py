@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.fingerprints import extract  # noqa: E402
+from agentassay.features.fingerprints import extract  # noqa: E402
 from agentassay.traces._model import Action  # noqa: E402
 from benchmarks import token_efficiency as te  # noqa: E402
 

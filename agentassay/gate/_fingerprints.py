@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..spec import Settings
 
 if TYPE_CHECKING:
-    from ..fingerprints import FingerprintResult
+    from ..features.fingerprints import FingerprintResult
 
 SHARE = 0.5  # of alpha, for the fingerprint tests
 DEFAULT_SAMPLE = 30  # fingerprint sample of a recording run when the suite does not set one
@@ -64,7 +64,7 @@ def plan(baseline: Sequence[dict[str, float]], settings: Settings, *, scenarios:
     """The candidate's fingerprint sample size, or None when there is nothing to compare with."""
     if not settings.fingerprints or len(baseline) < MIN_ROWS:
         return None
-    from ..fingerprints import from_records, plan_budget
+    from ..features.fingerprints import from_records, plan_budget
 
     alpha = settings.alpha * SHARE
     if settings.fingerprint_trials is not None:
@@ -101,7 +101,7 @@ def test(
     """Permutation max-T test of the two samples at alpha * SHARE (Holm across scenarios comes later)."""
     if len(baseline) < MIN_ROWS or len(candidate) < MIN_ROWS:
         return None
-    from ..fingerprints import fingerprint_test, from_records
+    from ..features.fingerprints import fingerprint_test, from_records
 
     xb, xc = from_records(_strip(baseline), _strip(candidate))
     return fingerprint_test(

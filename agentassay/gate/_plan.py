@@ -30,7 +30,7 @@ from ._monitors import (
 from ._proxy import ProxyEvidence
 
 if TYPE_CHECKING:
-    from ..fingerprints import FingerprintResult
+    from ..features.fingerprints import FingerprintResult
 
 
 @dataclass(frozen=True)

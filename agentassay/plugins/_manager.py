@@ -62,33 +62,33 @@ def _baseline_has(run: Any, key: str) -> bool:
 
 # Call order (first called first). Registered in reverse, since pluggy calls the last registered first.
 BUILTINS: tuple[Builtin, ...] = (
-    Builtin("store", "agentassay.plugins.store", lambda run: run.options.store is not None),
-    Builtin("budget", "agentassay.plugins.budget", lambda run: _settings(run).budget_usd is not None),
-    Builtin("warm_start", "agentassay.plugins.warm_start", lambda run: run.options.warm_from is not None),
-    Builtin("pool", "agentassay.plugins.pool", lambda run: run.options.pool is not None),
+    Builtin("store", "agentassay.features.store._plugin", lambda run: run.options.store is not None),
+    Builtin("budget", "agentassay.features.budget._plugin", lambda run: _settings(run).budget_usd is not None),
+    Builtin("warm_start", "agentassay.features.warm_start._plugin", lambda run: run.options.warm_from is not None),
+    Builtin("pool", "agentassay.features.pool._plugin", lambda run: run.options.pool is not None),
     Builtin(
         "fingerprints",
-        "agentassay.plugins.fingerprints",
+        "agentassay.features.fingerprints._plugin",
         lambda run: _settings(run).fingerprints,
         for_plan=lambda plan: plan.settings.fingerprints,
     ),
     Builtin(
         "proxy",
-        "agentassay.plugins.proxy",
+        "agentassay.features.proxy._plugin",
         lambda run: _settings(run).proxy is not None,
         for_results=lambda results: bool(results.proxy),
         for_plan=lambda plan: plan.baseline is not None and bool(plan.baseline.proxy),
     ),
     Builtin(
         "coverage",
-        "agentassay.plugins.coverage",
+        "agentassay.features.coverage._plugin",
         lambda run: _settings(run).coverage.enabled,
         for_results=lambda results: bool(results.coverage),
         for_plan=lambda plan: bool(plan.sections.get("coverage")),  # the Eq. 26 gate in compare / merge
     ),
     Builtin(
         "metamorphic",
-        "agentassay.plugins.metamorphic",
+        "agentassay.features.metamorphic._plugin",
         lambda run: (
             any("metamorphic" in s.extensions for s in run.suite.scenarios)
             or _baseline_has(run, "metamorphic")
@@ -99,7 +99,7 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin(
         "contracts",
-        "agentassay.plugins.contracts",
+        "agentassay.features.contracts._plugin",
         lambda run: (
             "contracts" in run.suite.extensions
             or any("contracts" in s.extensions for s in run.suite.scenarios)
@@ -110,7 +110,7 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin(
         "judge",
-        "agentassay.plugins.judge",
+        "agentassay.features.judge._plugin",
         lambda run: (
             "judge" in run.suite.extensions or any("judge" in s.extensions for s in run.suite.scenarios)
         ),
@@ -118,17 +118,17 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin(
         "mutation",
-        "agentassay.plugins.mutation",
+        "agentassay.features.mutation._plugin",
         lambda run: False,
         for_results=lambda results: bool(results.sections.get("mutation")),
     ),
     Builtin(
         "alerts",
-        "agentassay.plugins.alerts",
+        "agentassay.features.alerts._plugin",
         lambda run: run.options.baseline is not None,
         for_results=lambda results: bool(results.sections.get("alerts")),
     ),
-    Builtin("shards", "agentassay.plugins.shards", lambda run: run.options.shard is not None),
+    Builtin("shards", "agentassay.features.shards._plugin", lambda run: run.options.shard is not None),
 )
 BUILTIN_NAMES = tuple(b.name for b in BUILTINS)
 

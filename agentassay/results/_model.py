@@ -71,7 +71,7 @@ class TrialOutcome:
     usd: float | None = None
     attempts: int = 1
     counted: bool = True  # fed to the scenario's test (False: finished after the decision)
-    fingerprint: dict[str, float] | None = None  # behavioural fingerprint (agentassay.fingerprints)
+    fingerprint: dict[str, float] | None = None  # behavioural fingerprint (agentassay.features.fingerprints)
     # The run id of the baseline this trial was recorded in, when a later recording pooled it (``run --pool``;
     # its seed and outcome are as recorded there). None: this run's own trial. Written only when set.
     pooled: str | None = None

@@ -23,15 +23,15 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .._limits import Deadline
-from ..adapters import AgentAdapter, AgentRunError
-from ..adapters._base import UserExit
-from ..adapters._base import describe_exception as _describe
-from ..adapters._threads import call_in_thread
-from ..adapters._transient import credentials_rejected
 from ..boundary import clean_trace, scrub_text
 from ..evaluators import Evaluator
-from ..fingerprints import fingerprint_of
+from ..features.fingerprints import fingerprint_of
 from ..gate import Monitor
+from ..integrations.adapters import AgentAdapter, AgentRunError
+from ..integrations.adapters._base import UserExit
+from ..integrations.adapters._base import describe_exception as _describe
+from ..integrations.adapters._threads import call_in_thread
+from ..integrations.adapters._transient import credentials_rejected
 from ..results import TrialOutcome
 from ..spec import Scenario, Settings
 from ..traces import Trace

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from ..adapters._transient import TransientError, is_transient, retry_after
+from ..integrations.adapters._transient import TransientError, is_transient, retry_after
 
 __all__ = ["TransientError", "backoff", "is_transient", "retry_after"]
 

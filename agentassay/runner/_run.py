@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..adapters import AgentAdapter, load_adapter
 from ..evaluators import Evaluator
 from ..gate import BaselineCounts, GatePlan, SuiteDecision, fixed_n_equivalent, monitor_for
+from ..integrations.adapters import AgentAdapter, load_adapter
 from ..plugins import hookimpl
 from ..results import Results, ScenarioResult, TrialOutcome
 from ..spec import ModelConfig, Scenario, Suite
@@ -237,7 +237,7 @@ class Run:
                 "name: gpt-4.1-mini}`."
             )
         # Issue 22, defect 11: a real provider's key and server, before the first paid trial (exit 4).
-        from ..adapters._preflight import preflight_adapter
+        from ..integrations.adapters._preflight import preflight_adapter
 
         preflight_adapter(
             adapter,

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._errors import ExitCode
-from ..adapters import AgentAdapter
 from ..evaluators import build_evaluator
 from ..gate import decide
+from ..integrations.adapters import AgentAdapter
 from ..results import Results, TrialOutcome
 from ..spec import Suite
 from ..traces import Trace, TraceStore
@@ -121,9 +121,9 @@ def run_suite(
 def _input_errors() -> tuple[type[BaseException], ...]:
     """Errors in the user's input or set-up: raised by a hook before the first trial, they stop the run (exit 3;
     4 for ``AgentLoadError``, e.g. the judge's provider preflight: a key that is not set, a server that is down)."""
-    from ..adapters import AgentLoadError
+    from ..features.structure._manifest import ManifestError
+    from ..integrations.adapters import AgentLoadError
     from ..results import ResultsError
     from ..spec import SpecError
-    from ..structure._manifest import ManifestError
 
     return (SpecError, ResultsError, ManifestError, AgentLoadError)

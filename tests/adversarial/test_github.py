@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fakegithub import FakeGitHub  # noqa: E402
 from test_action import PR, READ_TOKEN, REPO, REPO_ID, TOKEN, USER_TOKEN, Workspace  # noqa: E402
 
-from agentassay.github._comments import DESCRIPTION_MAX  # noqa: E402
+from agentassay.integrations.github._comments import DESCRIPTION_MAX  # noqa: E402
 
 
 @pytest.fixture

@@ -281,7 +281,7 @@ def test_an_otlp_file_with_a_lone_surrogate_escape_is_analysed(tmp_path: Path) -
 
 
 def test_the_store_skips_a_record_it_cannot_write_and_says_so() -> None:
-    from agentassay.plugins import store as plugin
+    from agentassay.features.store import _plugin as plugin
 
     class Broken:
         path = Path("t.db")

@@ -1,0 +1,83 @@
+"""Behavioural fingerprints in the gate (docs/token-efficiency.md): did *how* the agent works shift?
+
+Plan: from the baseline's own fingerprints each scenario gets a sample size fixed in advance (the
+adaptive budget) and half of its alpha (``SHARE``); recording a baseline keeps a fingerprint sample
+too. Evidence: the max-T permutation test of the candidate's first ``n`` trials against the
+baseline's, Holm across scenarios, a FAIL naming the features that moved (gate/_plan.py).
+Used by ``check`` and, from the files alone, by ``compare`` and ``merge``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...gate import (
+    FingerprintEvidence,
+    FingerprintPlan,
+    GatePlan,
+    fingerprint_plan,
+    fingerprint_test,
+    recording_sample,
+)
+from ...gate._fingerprints import SHARE
+from ...plugins._hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from ...results import Results, TrialOutcome
+    from ...spec import Settings
+    from . import FingerprintResult
+
+KIND = "fingerprints"
+
+Plans = dict[str, tuple[list[dict[str, float]], FingerprintPlan]]
+
+
+def fingerprint_plans(base: Results, names: Sequence[str], settings: Settings) -> Plans:
+    """Per scenario: the baseline's fingerprint sample and the candidate's planned sample size."""
+    out = {}
+    for name in names:
+        s = base.scenario(name)
+        if s is None:
+            continue
+        records = s.fingerprint_sample()
+        p = fingerprint_plan(records, settings, scenarios=len(names))
+        if p is not None:
+            out[name] = (records, p)
+    return out
+
+
+def fingerprint_outcomes(
+    plans: Plans, trials: dict[str, Iterable[TrialOutcome]], settings: Settings
+) -> dict[str, tuple[FingerprintResult | None, FingerprintPlan]]:
+    """Run each planned fingerprint test on the candidate's first ``plan.trials`` trials."""
+    from ...results._model import first_fingerprints
+
+    return {
+        name: (fingerprint_test(records, first_fingerprints(trials.get(name, ()), p.trials), settings, scenario=name), p)
+        for name, (records, p) in plans.items()
+    }
+
+
+@hookimpl
+def agentassay_plan(plan: GatePlan) -> None:
+    if plan.baseline is None:  # recording: keep a fingerprint sample for later checks
+        n = recording_sample(plan.settings, full=plan.full)
+        for name in plan.names:
+            if n:
+                plan.require(name, KIND, n)
+        return
+    plans = plan.scratch[KIND] = fingerprint_plans(plan.baseline, plan.names, plan.settings)
+    for name, (_, p) in plans.items():
+        plan.share(name, KIND, SHARE)
+        plan.require(name, KIND, p.trials)
+
+
+@hookimpl
+def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> list[FingerprintEvidence] | None:
+    plans: Plans = plan.scratch.get(KIND) or {}
+    trials = dict(candidate.trials)
+    mine = {n: p for n, p in plans.items() if n in trials}
+    if plan.baseline is None or not mine:
+        return None
+    return [FingerprintEvidence(fingerprint_outcomes(mine, trials, plan.settings))]

@@ -1,0 +1,116 @@
+"""Turn an entry point (``package.module:attr``) into an adapter, choosing it from the object."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from ..._errors import AgentAssayError, ExitCode
+from ._base import AgentAdapter
+
+
+class AgentLoadError(AgentAssayError):
+    """The agent entry point could not be imported or is not something we can run (exit code 4)."""
+
+    exit_code = ExitCode.AGENT
+
+
+def _ensure_path(dirs: list[Path]) -> None:
+    for d in reversed(dirs):
+        s = str(d.resolve())
+        if s not in sys.path:
+            sys.path.insert(0, s)
+
+
+def import_entry(entry: str, *, search: list[Path] | None = None) -> Any:
+    """Import ``module:attr`` (attr may be dotted), searching ``search`` folders first."""
+    module_name, sep, attr = entry.partition(":")
+    if not sep or not module_name or not attr:
+        raise AgentLoadError(f"agent entry point {entry!r} must look like 'package.module:attribute'")
+    _ensure_path(search or [Path.cwd()])
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        hint = ""
+        if exc.name and module_name.startswith(exc.name):
+            hint = (
+                f" Run from the folder that contains '{module_name.split('.')[0]}', or install it in this "
+                "environment."
+            )
+        raise AgentLoadError(f"cannot import agent module '{module_name}' for entry '{entry}': {exc}.{hint}") from exc
+    except BaseException as exc:  # SystemExit at import (a script without a __main__ guard) too: exit 4, never 0
+        last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        hint = (
+            " A module that calls sys.exit() when imported ends any program that imports it: put the script's "
+            "code under `if __name__ == \"__main__\":`."
+            if isinstance(exc, SystemExit)
+            else ""
+        )
+        raise AgentLoadError(
+            f"importing agent module '{module_name}' for entry '{entry}' raised {last}.{hint}"
+        ) from exc
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            names = [n for n in dir(obj) if not n.startswith("_")]
+            close = difflib.get_close_matches(part, names, n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise AgentLoadError(f"module '{module_name}' has no attribute '{attr}' (entry '{entry}').{hint}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def is_sdk_agent(obj: Any) -> bool:
+    """True for an OpenAI Agents SDK ``Agent`` — checked without importing the SDK ourselves."""
+    sdk = sys.modules.get("agents")
+    agent_cls = getattr(sdk, "Agent", None) if sdk is not None else None
+    return agent_cls is not None and isinstance(obj, agent_cls)
+
+
+def adapter_for(
+    obj: Any, *, entry: str | None = None, model: Any = None, root: Path | None = None
+) -> AgentAdapter:
+    """Pick the adapter from the object: an SDK ``Agent`` or a plain callable.
+
+    ``root`` is the suite's folder: relative paths in the model configuration resolve there.
+    """
+    if is_sdk_agent(obj):
+        from ._openai_agents import OpenAIAgentsAdapter
+
+        module = entry.partition(":")[0] if entry else None
+        try:
+            return OpenAIAgentsAdapter(obj, model=model, module=module, root=root)
+        except ValueError as exc:  # bad provider settings, missing offline behaviour, missing extra
+            raise AgentLoadError(f"cannot set up agent '{entry}': {exc}") from exc
+    if callable(obj):
+        from ._callable import CallableAdapter
+
+        return CallableAdapter(obj, entry=entry)
+    raise AgentLoadError(
+        f"agent entry '{entry}' is a {type(obj).__name__}, which AgentAssay cannot run; point it at an "
+        "OpenAI Agents SDK Agent or at a callable taking the scenario input"
+    )
+
+
+def load_adapter(
+    entry: str,
+    *,
+    factory: bool = False,
+    model: Any = None,
+    search: list[Path] | None = None,
+    root: Path | None = None,
+) -> AgentAdapter:
+    """Import the entry point (calling it first when it is a factory) and wrap it in an adapter."""
+    obj = import_entry(entry, search=search)
+    if factory:
+        if not callable(obj):
+            raise AgentLoadError(f"agent factory '{entry}' is a {type(obj).__name__}, not a callable")
+        try:
+            obj = obj()
+        except BaseException as exc:  # SystemExit & co. too: a factory never ends the process
+            raise AgentLoadError(f"agent factory '{entry}' raised {type(exc).__name__}: {exc}") from exc
+    return adapter_for(obj, entry=entry, model=model, root=root)

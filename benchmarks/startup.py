@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.plugins import BUILTIN_NAMES  # noqa: E402
+from agentassay.plugins import builtin_names  # noqa: E402
 from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
 
 SUITE = "examples/ticket_routing/agentassay.yml"
@@ -65,7 +65,7 @@ def imports(store: bool) -> dict[str, Any]:
     return {
         "wall_s": wall,
         "plugins_loaded": plugins,
-        "plugins_not_loaded": sorted(set(BUILTIN_NAMES) - set(plugins)),
+        "plugins_not_loaded": sorted(set(builtin_names()) - set(plugins)),
         "agentassay_modules": len(ours),
         "slowest": _slowest(cumulative),
     }

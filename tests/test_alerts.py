@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from agentassay.features.alerts._settings import AlertsConfig
 from agentassay.results import Conditions, Results, TrialOutcome, change_alerts, load_results
-from agentassay.spec import AlertsConfig, SpecError, parse_suite
+from agentassay.spec import SpecError, parse_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = str(ROOT / "examples" / "customer_service" / "agentassay.yml")
@@ -150,10 +151,10 @@ SUITE_WITH = "agent: tickets:route\nconfig:\n  regression:\n    alerts:\n{body}s
 
 def test_config_key_is_read() -> None:
     body = "      max_age_days: 7\n      cost_ratio: 2\n      latency_ratio: 3\n      latency_floor_s: 0\n"
-    got = parse_suite(SUITE_WITH.format(body=body)).settings.alerts
+    got = parse_suite(SUITE_WITH.format(body=body)).settings.of(AlertsConfig)
     assert got == AlertsConfig(max_age_days=7, cost_ratio=2, latency_ratio=3, latency_floor_s=0)
     off = parse_suite(SUITE_WITH.format(body="").replace("alerts:\n", "alerts: false\n"))
-    assert off.settings.alerts == AlertsConfig(enabled=False)
+    assert off.settings.of(AlertsConfig) == AlertsConfig(enabled=False)
 
 
 @pytest.mark.parametrize(
@@ -193,12 +194,12 @@ def test_settings_carry_alerts_only_when_set() -> None:
 
     r = Results("run", {"name": "s"}, {}, Settings(), (), SuiteDecision(Verdict.PASS, Decision.DEPLOY, {}, "holm"), "id", "", "")
     assert "alerts" not in r.to_dict()["settings"]  # files of suites without the key are as before
-    custom = replace(r, settings=Settings(alerts=AlertsConfig(cost_ratio=3)))
+    custom = replace(r, settings=Settings().with_parts(AlertsConfig(cost_ratio=3)))
     d = custom.to_dict()
     assert d["settings"]["alerts"]["cost_ratio"] == 3
-    assert Results.from_dict(d).settings.alerts == AlertsConfig(cost_ratio=3)
+    assert Results.from_dict(d).settings.of(AlertsConfig) == AlertsConfig(cost_ratio=3)
     d["settings"]["alerts"] = "damaged"  # a hand-edited file still loads, with the defaults
-    assert Results.from_dict(d).settings.alerts == AlertsConfig()
+    assert Results.from_dict(d).settings.of(AlertsConfig) == AlertsConfig()
 
 
 # -- end to end on the offline example -------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("agents")
 
+from agentassay.features.budget._settings import BudgetSettings
 from agentassay.runner import run_suite
 from agentassay.spec import SpecError, load_suite, parse_suite
 
@@ -21,7 +22,7 @@ def test_budget_stops_new_trials_and_keeps_what_was_measured(monkeypatch: pytest
     unlimited = run_suite(suite, progress=False, handle_signals=False).results
     per_trial = unlimited.cost()["usd"] / unlimited.cost()["trials"]
     budget = 20 * per_trial
-    capped_suite = replace(suite, settings=replace(suite.settings, budget_usd=budget, concurrency=4))
+    capped_suite = replace(suite, settings=replace(suite.settings, concurrency=4).with_parts(BudgetSettings(budget)))
     capped = run_suite(capped_suite, progress=False, handle_signals=False).results
     spent, trials = capped.cost()["usd"], capped.cost()["trials"]
     assert trials < unlimited.cost()["trials"]

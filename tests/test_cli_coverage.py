@@ -121,7 +121,7 @@ def test_generate_then_run_then_coverage(tmp_path, capsys):
     for q in sorted(unrealized):
         assert f"#   {q}" in text  # reported at the top of the generated file, not dropped
     generated = load_suite(out_suite)  # a valid suite
-    assert generated.settings.coverage.probe_restricted
+    assert generated.settings.part("coverage").probe_restricted
     witnessed = {w for s in generated.scenarios for w in s.witness}
     assert {"Reach(faq_agent)", "UseTool(seat_booking_agent, update_seat)", "Delegate(faq_agent, triage_agent)"} <= witnessed
 

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from agentassay.features.fingerprints import fingerprint_of, fingerprint_test, from_records
+from agentassay.features.fingerprints._settings import FingerprintSettings
+from agentassay.features.warm_start._settings import WarmStartSettings
 from agentassay.gate import BaselineCounts, ScenarioVerdict, decide, fingerprint_plan, monitor_for
 from agentassay.gate._fingerprints import SHARE, FingerprintPlan
 from agentassay.results import TrialOutcome
@@ -62,9 +64,9 @@ def test_the_plan_comes_from_the_adaptive_budget_or_the_suite() -> None:
     base = _records(rng, 40)
     auto = fingerprint_plan(base, Settings(), scenarios=4)
     assert auto is not None and auto.budget is not None and 3 <= auto.trials <= Settings().trial_cap
-    fixed = fingerprint_plan(base, Settings(fingerprint_trials=12), scenarios=4)
+    fixed = fingerprint_plan(base, Settings().with_parts(FingerprintSettings(trials=12)), scenarios=4)
     assert fixed is not None and fixed.trials == 12 and fixed.budget is None
-    assert fingerprint_plan(base, Settings(fingerprints=False), scenarios=4) is None
+    assert fingerprint_plan(base, Settings().with_parts(FingerprintSettings(enabled=False)), scenarios=4) is None
     assert fingerprint_plan(base[:2], Settings(), scenarios=4) is None
 
 
@@ -101,6 +103,6 @@ def test_warm_start_reaches_the_threshold_sprt_and_its_evidence() -> None:
     assert v.verdict is Verdict.PASS and v.trials_used < 20  # cold: 20 straight passes
     assert v.evidence["warm_start"]["worst_case_miss"] <= 1.5 * settings.beta
     assert any("Warm start" in n for n in v.notes)
-    cold = monitor_for(Scenario("s", "hi"), Settings(threshold=0.9, trials=100, warm_start=False), scenarios=1,
+    cold = monitor_for(Scenario("s", "hi"), Settings(threshold=0.9, trials=100).with_parts(WarmStartSettings(enabled=False)), scenarios=1,
                        prior=BaselineCounts(100, 100))
     assert cold.warm is None

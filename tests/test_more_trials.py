@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from agentassay.features.fingerprints._settings import FingerprintSettings
 from agentassay.gate import BaselineCounts, RegressionFixed, SuiteDecision, replay
 from agentassay.integrations.cli import main
 from agentassay.reports import render_html, render_junit, render_pr_comment, render_table
@@ -207,7 +208,7 @@ def priced(i: int, passed: bool) -> TrialOutcome:
 
 def check_results() -> Results:
     """A fixed-n check of two scenarios against 38/45: one INCONCLUSIVE (26/30), one PASS (29/30)."""
-    settings = Settings(trials=30, method="fixed", fingerprints=False)
+    settings = Settings(trials=30, method="fixed").with_parts(FingerprintSettings(enabled=False))
     scenarios = []
     for name, passes in (("unsure", 26), ("fine", 29)):
         trials = tuple(priced(i, i < passes) for i in range(30))

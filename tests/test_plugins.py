@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentassay.integrations.cli import main
-from agentassay.plugins import BUILTIN_NAMES, Plugins
+from agentassay.plugins import Plugins, builtin_names
 from agentassay.reports import render_pr_comment, render_table
 from agentassay.results import load_results
 
@@ -264,7 +264,7 @@ def test_a_plain_run_loads_only_the_builtins_it_needs() -> None:
     suite = parse_suite(SUITE.format(config=""))
     hooks = Plugins(entry_points=False).for_run(_Probe(suite, RunOptions("fixture_agents:always_ok")))
     assert hooks.names == ["fingerprints", "coverage"]
-    assert set(BUILTIN_NAMES) == {
+    assert set(builtin_names()) == {
         "store",
         "budget",
         "warm_start",
@@ -278,4 +278,5 @@ def test_a_plain_run_loads_only_the_builtins_it_needs() -> None:
         "mutation",
         "alerts",
         "shards",
+        "analyze",
     }

@@ -52,8 +52,8 @@ scenarios:
 # -- spec ------------------------------------------------------------------------------------------
 def test_proxy_is_parsed_into_settings() -> None:
     s = parse_suite(SUITE).settings
-    assert s.proxy == ModelConfig(provider="offline", name="offline-mini")
-    assert (s.proxy_paired, s.proxy_min_target) == (10, 10)
+    assert s.part("proxy").model == ModelConfig(provider="offline", name="offline-mini")
+    assert (s.part("proxy").paired, s.part("proxy").min_target) == (10, 10)
 
 
 @pytest.mark.parametrize(
@@ -197,7 +197,7 @@ def test_run_records_rho_and_the_proxy_arm_then_check_uses_the_allocation(
         assert r is not None and r.verdict.verdict is s.verdict.verdict and r.verdict.pvalue == s.verdict.pvalue
 
     # The settings (with the proxy model) survive the file.
-    assert Results.from_dict(json.loads(v2.read_text())).settings.proxy == ModelConfig("offline", "offline-mini")
+    assert Results.from_dict(json.loads(v2.read_text())).settings.part("proxy").model == ModelConfig("offline", "offline-mini")
 
 
 def test_a_baseline_without_proxy_trials_runs_the_target_alone(

@@ -732,7 +732,7 @@ def test_coverage_config_reads_every_key(tmp_path: Path) -> None:
         + "scenarios:\n  - input: hi\n    witness: ['Reach(a)']\n    evaluator: {contains: hello}\n"
     )
     suite = parse_suite(text, path=tmp_path / "agentassay.yml")
-    cov = suite.settings.coverage
+    cov = suite.settings.part("coverage")
     assert cov.manifest == str((tmp_path / "m.yml").resolve())
     assert (cov.derive_restrictions, cov.probe_restricted, cov.min, cov.state_lambda) == (
         False,
@@ -742,7 +742,7 @@ def test_coverage_config_reads_every_key(tmp_path: Path) -> None:
     )
     assert cov.weights == {"tool": 1.0, "model": 0.0} and cov.models == ("a", "b")
     assert suite.scenarios[0].witness == ("Reach(a)",)
-    assert parse_suite(AGENT + "config:\n  coverage: false\n" + ONE).settings.coverage.enabled is False
+    assert parse_suite(AGENT + "config:\n  coverage: false\n" + ONE).settings.part("coverage").enabled is False
 
 
 @pytest.mark.parametrize(

@@ -2,5 +2,124 @@
 and registers through the same hooks a third-party plugin uses (docs/architecture.md, docs/plugins.md).
 
 The kernel (``spec``, ``runner``, ``plugins``, ``gate``, ``results``, ``traces``, ``reports``) imports none
-of them; ``plugins`` loads a feature's ``_plugin`` module only when a run, a report or a comparison needs it.
+of them: it reads :data:`BUILTINS` by module name, as pytest names its built-in plugins, and loads a
+feature's ``_plugin`` module only when a run, a report or a comparison needs it. Keep this module cheap:
+it is read whenever a suite is.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..spec._settings import BuiltinPlugin as Builtin
+
+
+def _part(run: Any, name: str) -> Any:
+    return run.suite.settings.part(name)
+
+
+def _has(results: Any, key: str) -> bool:
+    """A results file has this section (``proxy``, ``shard`` and ``coverage`` are still fields of ``Results``)."""
+    return bool(results.sections.get(key) or getattr(results, key, None))
+
+
+def _section(plan: Any, key: str) -> bool:
+    """The plan's candidate (re-derived from a file) or its baseline has this plugin's section."""
+    base = getattr(plan.baseline, "sections", None) or {}
+    return bool(plan.sections.get(key) or base.get(key))
+
+
+def _baseline_has(run: Any, key: str) -> bool:
+    base = run.options.baseline
+    return base is not None and bool(base.sections.get(key))
+
+
+def _option(run: Any, name: str) -> Any:
+    return run.options.extra.get(name)
+
+
+def _uses(run: Any, key: str) -> bool:
+    """The suite writes ``key`` at the top level or in a scenario."""
+    return key in run.suite.extensions or any(key in s.extensions for s in run.suite.scenarios)
+
+
+# Call order (first called first).
+BUILTINS: tuple[Builtin, ...] = (
+    Builtin("store", "agentassay.features.store._plugin", lambda run: run.options.store is not None),
+    Builtin(
+        "budget", "agentassay.features.budget._plugin", lambda run: _part(run, "budget").usd is not None,
+        settings="agentassay.features.budget._settings:BudgetSettings",
+    ),
+    Builtin(
+        "warm_start", "agentassay.features.warm_start._plugin", lambda run: _option(run, "warm_from") is not None,
+        settings="agentassay.features.warm_start._settings:WarmStartSettings",
+    ),
+    Builtin("pool", "agentassay.features.pool._plugin", lambda run: run.options.pool is not None),
+    Builtin(
+        "fingerprints",
+        "agentassay.features.fingerprints._plugin",
+        lambda run: _part(run, "fingerprints").enabled,
+        for_plan=lambda plan: plan.settings.part("fingerprints").enabled,
+        settings="agentassay.features.fingerprints._settings:FingerprintSettings",
+    ),
+    Builtin(
+        "proxy",
+        "agentassay.features.proxy._plugin",
+        lambda run: _part(run, "proxy").model is not None,
+        for_results=lambda results: _has(results, "proxy"),
+        for_plan=lambda plan: plan.baseline is not None and _has(plan.baseline, "proxy"),
+        settings="agentassay.features.proxy._settings:ProxySettings",
+    ),
+    Builtin(
+        "coverage",
+        "agentassay.features.coverage._plugin",
+        lambda run: _part(run, "coverage").enabled,
+        for_results=lambda results: _has(results, "coverage"),
+        for_plan=lambda plan: bool(plan.sections.get("coverage")),  # the Eq. 26 gate in compare / merge
+        settings="agentassay.features.coverage._settings:CoverageConfig",
+    ),
+    Builtin(
+        "metamorphic",
+        "agentassay.features.metamorphic._plugin",
+        lambda run: (
+            any("metamorphic" in s.extensions for s in run.suite.scenarios)
+            or _baseline_has(run, "metamorphic")
+            or "config.metamorphic" in run.suite.extensions
+        ),
+        for_results=lambda results: bool(results.sections.get("metamorphic")),
+        for_plan=lambda plan: _section(plan, "metamorphic"),
+        keys={"config": ("metamorphic",), "scenario": ("metamorphic",)},
+    ),
+    Builtin(
+        "contracts",
+        "agentassay.features.contracts._plugin",
+        lambda run: _uses(run, "contracts") or _baseline_has(run, "contracts"),
+        for_results=lambda results: bool(results.sections.get("contracts")),
+        for_plan=lambda plan: _section(plan, "contracts"),
+        keys={"suite": ("contracts",), "scenario": ("contracts",)},
+    ),
+    Builtin(
+        "judge",
+        "agentassay.features.judge._plugin",
+        lambda run: _uses(run, "judge"),
+        for_results=lambda results: bool(results.sections.get("judge")),
+        keys={"suite": ("judge",), "scenario": ("judge",)},
+    ),
+    Builtin(
+        "mutation",
+        "agentassay.features.mutation._plugin",
+        lambda run: False,
+        for_results=lambda results: bool(results.sections.get("mutation")),
+        keys={"suite": ("mutation",)},
+    ),
+    Builtin(
+        "alerts",
+        "agentassay.features.alerts._plugin",
+        lambda run: run.options.baseline is not None,
+        for_results=lambda results: bool(results.sections.get("alerts")),
+        settings="agentassay.features.alerts._settings:AlertsConfig",
+    ),
+    Builtin("shards", "agentassay.features.shards._plugin", lambda run: _option(run, "shard") is not None),
+    # `match:` of a scenario is trace-first analysis's (`agentassay analyze`); no hooks in a run.
+    Builtin("analyze", "agentassay.features.tracefirst", lambda run: False, keys={"scenario": ("match",)}),
+)

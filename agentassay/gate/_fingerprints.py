@@ -53,28 +53,28 @@ def recording_sample(settings: Settings, *, full: bool = False) -> int:
 
     With ``full`` every scenario runs to its cap anyway, so the whole run is the sample.
     """
-    if not settings.fingerprints:
+    if not settings.part("fingerprints").enabled:
         return 0
     if full:
         return settings.trial_cap
-    return min(settings.fingerprint_trials or DEFAULT_SAMPLE, settings.trial_cap)
+    return min(settings.part("fingerprints").trials or DEFAULT_SAMPLE, settings.trial_cap)
 
 
 def plan(baseline: Sequence[dict[str, float]], settings: Settings, *, scenarios: int) -> FingerprintPlan | None:
     """The candidate's fingerprint sample size, or None when there is nothing to compare with."""
-    if not settings.fingerprints or len(baseline) < MIN_ROWS:
+    if not settings.part("fingerprints").enabled or len(baseline) < MIN_ROWS:
         return None
     from ..features.fingerprints import from_records, plan_budget
 
     alpha = settings.alpha * SHARE
-    if settings.fingerprint_trials is not None:
-        return FingerprintPlan(min(settings.fingerprint_trials, settings.trial_cap), alpha)
+    if settings.part("fingerprints").trials is not None:
+        return FingerprintPlan(min(settings.part("fingerprints").trials, settings.trial_cap), alpha)
     (matrix,) = from_records(_strip(baseline))
     budget = plan_budget(
         matrix,
         alpha=alpha / max(scenarios, 1),  # planned at the Bonferroni level, conservative for Holm
         beta=settings.beta,
-        shift=settings.fingerprint_shift,
+        shift=settings.part("fingerprints").shift,
         minimum=MIN_ROWS * 3,
         maximum=settings.trial_cap,
     )

@@ -97,10 +97,10 @@ def monitor_for(
     alpha = scenario_alpha(settings, scenarios, holm_later=False, share=taken)
     if sequential:
         warm = None
-        if settings.warm_start and prior is not None and prior.trials > 0:
+        if settings.part("warm_start").enabled and prior is not None and prior.trials > 0:
             warm = warm_start(
                 prior.passes, prior.trials, threshold=threshold, delta=settings.delta, alpha=alpha,
-                beta=settings.beta, max_trials=cap, inflation=settings.warm_inflation,
+                beta=settings.beta, max_trials=cap, inflation=settings.part("warm_start").inflation,
             )
         return ThresholdSPRT(
             cap, notes, threshold=threshold, delta=settings.delta, alpha=alpha, beta=settings.beta, warm=warm

@@ -65,7 +65,7 @@ def allocation(
         cost_target=cost_target,
         cost_proxy=cost_proxy,
         trials_single=settings.trials,
-        min_target=settings.proxy_min_target,
+        min_target=settings.part("proxy").min_target,
     )
 
 

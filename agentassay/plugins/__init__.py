@@ -10,24 +10,24 @@ docs/architecture.md lists the hooks, their order, and which plugin implements w
 
 from ._hookspecs import hookimpl, hookspec
 from ._manager import (
-    BUILTIN_NAMES,
     ENTRY_POINT_GROUP,
     ENV_PLUGINS,
     Hooks,
     PluginError,
     PluginFailure,
     Plugins,
+    builtin_names,
     default_plugins,
 )
 
 __all__ = [
-    "BUILTIN_NAMES",
     "ENTRY_POINT_GROUP",
     "ENV_PLUGINS",
     "Hooks",
     "PluginError",
     "PluginFailure",
     "Plugins",
+    "builtin_names",
     "default_plugins",
     "hookimpl",
     "hookspec",

@@ -15,13 +15,15 @@ notes; the run goes on with every trial it measured. Input errors raised before 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pluggy
 
 from .._errors import AgentAssayError
+from ..spec._settings import BuiltinPlugin as Builtin
+from ..spec._settings import builtins
 from . import _hookspecs
 from ._hookspecs import PROJECT
 
@@ -34,103 +36,9 @@ class PluginError(AgentAssayError):
     """A plugin cannot be loaded or is malformed (exit code 3): the message names it and the fix."""
 
 
-@dataclass(frozen=True)
-class Builtin:
-    """A built-in plugin: its module and when a run, a report or a re-derivation from files needs it."""
+def _builtins() -> tuple[Builtin, ...]:
+    return builtins()
 
-    name: str
-    module: str
-    for_run: Callable[[Any], bool]
-    for_results: Callable[[Any], bool] = lambda results: False
-    for_plan: Callable[[Any], bool] = lambda plan: False
-
-
-def _settings(run: Any) -> Any:
-    return run.suite.settings
-
-
-def _section(plan: Any, key: str) -> bool:
-    """The plan's candidate (re-derived from a file) or its baseline has this plugin's section."""
-    base = getattr(plan.baseline, "sections", None) or {}
-    return bool(plan.sections.get(key) or base.get(key))
-
-
-def _baseline_has(run: Any, key: str) -> bool:
-    base = run.options.baseline
-    return base is not None and bool(base.sections.get(key))
-
-
-# Call order (first called first). Registered in reverse, since pluggy calls the last registered first.
-BUILTINS: tuple[Builtin, ...] = (
-    Builtin("store", "agentassay.features.store._plugin", lambda run: run.options.store is not None),
-    Builtin("budget", "agentassay.features.budget._plugin", lambda run: _settings(run).budget_usd is not None),
-    Builtin("warm_start", "agentassay.features.warm_start._plugin", lambda run: run.options.warm_from is not None),
-    Builtin("pool", "agentassay.features.pool._plugin", lambda run: run.options.pool is not None),
-    Builtin(
-        "fingerprints",
-        "agentassay.features.fingerprints._plugin",
-        lambda run: _settings(run).fingerprints,
-        for_plan=lambda plan: plan.settings.fingerprints,
-    ),
-    Builtin(
-        "proxy",
-        "agentassay.features.proxy._plugin",
-        lambda run: _settings(run).proxy is not None,
-        for_results=lambda results: bool(results.proxy),
-        for_plan=lambda plan: plan.baseline is not None and bool(plan.baseline.proxy),
-    ),
-    Builtin(
-        "coverage",
-        "agentassay.features.coverage._plugin",
-        lambda run: _settings(run).coverage.enabled,
-        for_results=lambda results: bool(results.coverage),
-        for_plan=lambda plan: bool(plan.sections.get("coverage")),  # the Eq. 26 gate in compare / merge
-    ),
-    Builtin(
-        "metamorphic",
-        "agentassay.features.metamorphic._plugin",
-        lambda run: (
-            any("metamorphic" in s.extensions for s in run.suite.scenarios)
-            or _baseline_has(run, "metamorphic")
-            or "config.metamorphic" in run.suite.extensions
-        ),
-        for_results=lambda results: bool(results.sections.get("metamorphic")),
-        for_plan=lambda plan: _section(plan, "metamorphic"),
-    ),
-    Builtin(
-        "contracts",
-        "agentassay.features.contracts._plugin",
-        lambda run: (
-            "contracts" in run.suite.extensions
-            or any("contracts" in s.extensions for s in run.suite.scenarios)
-            or _baseline_has(run, "contracts")
-        ),
-        for_results=lambda results: bool(results.sections.get("contracts")),
-        for_plan=lambda plan: _section(plan, "contracts"),
-    ),
-    Builtin(
-        "judge",
-        "agentassay.features.judge._plugin",
-        lambda run: (
-            "judge" in run.suite.extensions or any("judge" in s.extensions for s in run.suite.scenarios)
-        ),
-        for_results=lambda results: bool(results.sections.get("judge")),
-    ),
-    Builtin(
-        "mutation",
-        "agentassay.features.mutation._plugin",
-        lambda run: False,
-        for_results=lambda results: bool(results.sections.get("mutation")),
-    ),
-    Builtin(
-        "alerts",
-        "agentassay.features.alerts._plugin",
-        lambda run: run.options.baseline is not None,
-        for_results=lambda results: bool(results.sections.get("alerts")),
-    ),
-    Builtin("shards", "agentassay.features.shards._plugin", lambda run: run.options.shard is not None),
-)
-BUILTIN_NAMES = tuple(b.name for b in BUILTINS)
 
 _imported: dict[str, Any] = {}  # entry points and -p modules, imported once per process
 
@@ -299,7 +207,7 @@ class Plugins:
         for name, plugin in [*self.external(), *extra]:
             _register(pm, plugin, name)
         wanted = set(builtins) - self.blocked
-        for b in reversed(BUILTINS):
+        for b in reversed(_builtins()):
             if b.name in wanted:
                 _register(pm, _builtin(b.module), b.name)
         try:
@@ -312,17 +220,17 @@ class Plugins:
         return Hooks(pm)
 
     def for_run(self, run: Any, extra: Iterable[tuple[str, Any]] = ()) -> Hooks:
-        return self.hooks([b.name for b in BUILTINS if b.for_run(run)], extra)
+        return self.hooks([b.name for b in _builtins() if b.for_run(run)], extra)
 
     def for_results(self, results: Any) -> Hooks:
-        return self.hooks([b.name for b in BUILTINS if b.for_results(results)])
+        return self.hooks([b.name for b in _builtins() if b.for_results(results)])
 
     def for_plan(self, plan: Any) -> Hooks:
-        return self.hooks([b.name for b in BUILTINS if b.for_plan(plan)])
+        return self.hooks([b.name for b in _builtins() if b.for_plan(plan)])
 
     def for_shards(self, shards: Sequence[Any]) -> Hooks:
         """The plugins that merging these shards' results files needs (any shard's sections)."""
-        return self.hooks([b.name for b in BUILTINS if any(b.for_results(r) for r in shards)])
+        return self.hooks([b.name for b in _builtins() if any(b.for_results(r) for r in shards)])
 
 
 def _load_ep(ep: Any) -> Any:
@@ -362,9 +270,12 @@ def default_plugins() -> Plugins:
     return Plugins()
 
 
+def builtin_names() -> tuple[str, ...]:
+    """The built-in plugins' names (``-p no:NAME`` blocks one)."""
+    return tuple(b.name for b in _builtins())
+
+
 __all__ = [
-    "BUILTINS",
-    "BUILTIN_NAMES",
     "ENTRY_POINT_GROUP",
     "ENV_PLUGINS",
     "Builtin",
@@ -372,5 +283,6 @@ __all__ = [
     "PluginError",
     "PluginFailure",
     "Plugins",
+    "builtin_names",
     "default_plugins",
 ]

@@ -316,7 +316,7 @@ def _run_details(results: Results, esc: _Escaper) -> _Run:
     settings = (
         f"alpha {st.alpha:g}, beta {st.beta:g}, method {st.method}, correction {st.correction}, "
         f"threshold {st.threshold:g}, delta {st.delta:g}, regression margin {st.margin:g}, at most {st.trial_cap} "
-        f"trials per scenario, errors {st.errors}, fingerprints {'on' if st.fingerprints else 'off'}, seed {st.seed}"
+        f"trials per scenario, errors {st.errors}, fingerprints {'on' if st.part('fingerprints').enabled else 'off'}, seed {st.seed}"
     )
     versions = ", ".join(f"{k} {v}" for k, v in results.versions.items()) or "not recorded"
     facts = [

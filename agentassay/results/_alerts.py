@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..spec import AlertsConfig
+from ..spec._settings import part_by_name
 
 if TYPE_CHECKING:
     from ._model import Results, TrialOutcome
@@ -178,14 +178,15 @@ def _number(value: Any, default: float) -> float:
     return x if math.isfinite(x) else default
 
 
-def change_alerts(base: Conditions, cand: Conditions, config: AlertsConfig | None = None) -> list[dict[str, Any]]:
+def change_alerts(base: Conditions, cand: Conditions, config: Any = None) -> list[dict[str, Any]]:
     """The alerts for ``cand`` against ``base``, in a fixed order (:data:`KINDS`); empty when nothing differs.
 
     Each is ``{kind, message, baseline, candidate}`` (cost and latency add ``ratio`` and ``scenarios``,
     a per-agent model ``agent``). A field one side did not record raises no alert, nor does the latency of
     a side that ran the offline simulator.
     """
-    cfg = config or AlertsConfig()
+    cfg = config if config is not None else part_by_name()["alerts"]()  # config.regression.alerts
+    default = type(cfg)
     if not cfg.enabled:
         return []
     out: list[dict[str, Any]] = []
@@ -221,7 +222,7 @@ def change_alerts(base: Conditions, cand: Conditions, config: AlertsConfig | Non
         if b is not None and c is not None and b != c:
             out.append(_alert(kind, _changed(what, b, c, thing), b, c))
     tb, tc = _when(base.started_at), _when(cand.started_at)
-    limit = _number(cfg.max_age_days, AlertsConfig.max_age_days)
+    limit = _number(cfg.max_age_days, default.max_age_days)
     if tb is not None and tc is not None:
         days = (tc - tb).total_seconds() / 86400
         if days > limit:
@@ -242,7 +243,7 @@ def change_alerts(base: Conditions, cand: Conditions, config: AlertsConfig | Non
         cand,
         _usd,
         statistics.fmean,
-        max(_number(cfg.cost_ratio, AlertsConfig.cost_ratio), 1.0 + 1e-9),
+        max(_number(cfg.cost_ratio, default.cost_ratio), 1.0 + 1e-9),
         0.0,
         lambda x: f"${x:.3g}",
         "mean USD per trial in each scenario",
@@ -256,8 +257,8 @@ def change_alerts(base: Conditions, cand: Conditions, config: AlertsConfig | Non
         cand,
         _latency,
         statistics.median,
-        max(_number(cfg.latency_ratio, AlertsConfig.latency_ratio), 1.0 + 1e-9),
-        max(_number(cfg.latency_floor_s, AlertsConfig.latency_floor_s), 0.0),
+        max(_number(cfg.latency_ratio, default.latency_ratio), 1.0 + 1e-9),
+        max(_number(cfg.latency_floor_s, default.latency_floor_s), 0.0),
         lambda x: f"{x:.3g} s",
         "median seconds per trial in each scenario",
     )

@@ -84,7 +84,7 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
         settings,
     )
     # Change alerts (results/_alerts.py) from the files as recorded: the candidate's own start, not now.
-    alerts = change_alerts(Conditions.of(base), Conditions.of(cand), settings.alerts)
+    alerts = change_alerts(Conditions.of(base), Conditions.of(cand), settings.part("alerts"))
     out_sections = {k: v for k, v in cand.sections.items() if k != SECTION}
     if alerts:
         out_sections[SECTION] = alerts

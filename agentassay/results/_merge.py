@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..gate import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
@@ -94,7 +94,7 @@ def _check_alike(r: Results, src: str, first: Results, src0: str) -> None:
         raise ResultsError(
             f"{src}: a suite of {total} scenarios, but {src0}: {total0}. All shards must run the same suite file."
         )
-    a, b = asdict(r.settings), asdict(first.settings)
+    a, b = r.settings.to_dict(), first.settings.to_dict()
     diff = [k for k in a if a[k] != b.get(k)]
     if diff:
         k = diff[0]

@@ -19,11 +19,9 @@ from typing import Any
 
 from .._errors import AgentAssayError, ExitCode
 from ..gate import BaselineCounts, ScenarioVerdict, SuiteDecision
-from ..spec import AlertsConfig, CoverageConfig, ModelConfig, Settings
+from ..spec import Settings
+from ..spec._settings import settings_parts
 from ..stats import Decision, Verdict
-
-_COVERAGE_FIELDS = {f.name for f in fields(CoverageConfig)}
-_ALERT_FIELDS = {f.name for f in fields(AlertsConfig)}
 
 RESULTS_SCHEMA = "agentassay.results/1"
 # The file's own top-level keys; any other key is a plugin's section (``Results.sections``).
@@ -48,12 +46,16 @@ def _fingerprint(raw: object) -> dict[str, float] | None:
 
 
 def _settings_dict(settings: Settings) -> dict[str, Any]:
-    """``settings`` as JSON; ``alerts`` only when the suite set it, so a file that does not use change alerts
-    reads exactly as before they existed (older files load with the defaults)."""
-    d = asdict(settings)
-    if settings.alerts == AlertsConfig():
-        del d["alerts"]
-    return d
+    """``settings`` as JSON: the kernel's fields and each feature part's flat entries."""
+    return settings.to_dict()
+
+
+def settings_from(raw: dict[str, Any]) -> Settings:
+    """A results file's ``settings``: the kernel's fields, each feature's part (defaults where an older file
+    has none of its entries)."""
+    known = {f.name for f in fields(Settings)} - {"features"}
+    kernel = {k: v for k, v in raw.items() if k in known}
+    return Settings(**kernel, features={p.NAME: p.from_settings(raw) for p in settings_parts()})
 
 
 @dataclass(frozen=True)
@@ -360,19 +362,7 @@ class Results:
             )
         where = "settings"
         try:
-            known = {f.name for f in fields(Settings)}
-            raw = {k: v for k, v in (d.get("settings") or {}).items() if k in known}
-            if isinstance(raw.get("proxy"), dict):
-                raw["proxy"] = ModelConfig(**raw["proxy"])
-            if isinstance(raw.get("coverage"), dict):
-                cov = dict(raw["coverage"])
-                cov["models"] = tuple(cov.get("models") or ())
-                raw["coverage"] = CoverageConfig(**{k: v for k, v in cov.items() if k in _COVERAGE_FIELDS})
-            if isinstance(raw.get("alerts"), dict):
-                raw["alerts"] = AlertsConfig(**{k: v for k, v in raw["alerts"].items() if k in _ALERT_FIELDS})
-            elif "alerts" in raw:  # damaged: the defaults (alerts are for the reader; the file stays usable)
-                del raw["alerts"]
-            settings = Settings(**raw)
+            settings = settings_from(dict(d.get("settings") or {}))
             where = "aborted"
             aborted = _aborted(d.get("aborted"))
             where = "decision"

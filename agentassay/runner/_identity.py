@@ -31,6 +31,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..spec._settings import settings_parts
+
 SCHEME = 1
 FIELDS = ("suite_sha256", "model", "settings", "agent", "versions")
 LABELS = {
@@ -193,7 +195,8 @@ def identity(
     else:
         source = {"sha256": None, "problem": "the adapter was passed in, not loaded from the entry"}
     trial_settings = {k: getattr(settings, k) for k in _TRIAL_SETTINGS}
-    trial_settings["coverage_probe"] = bool(settings.coverage.enabled and settings.coverage.probe_restricted)
+    for part in settings_parts():  # what each feature's part says shapes a trial (the coverage probe)
+        trial_settings.update(settings.of(part).identity())
     return {
         "scheme": SCHEME,
         "suite_sha256": suite_sha256,

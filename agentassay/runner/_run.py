@@ -14,7 +14,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,19 +89,20 @@ class RunOptions:
 
     entry: str
     baseline: Results | None = None
-    warm_from: Results | None = None
     store: TraceStore | None = None
     version: str | None = None
     full: bool = False
     progress: bool = True
     handle_signals: bool = True
-    shard: tuple[int, int] | None = None
     # Trials per scenario at most, below the settings' cap: a replay of recorded traces has this many.
     limits: Mapping[str, int] | None = None
     # ``run --full --pool FILE``: the previous baseline whose trials this recording may pool (plugins/pool.py),
     # and where it came from (a path, or the Action's artifact), as the results file names it.
     pool: Results | None = None
     pool_from: str | None = None
+    # Options a feature reads, by name (``run_suite(**extra)``; the CLI's ``--warm-start`` → ``warm_from``,
+    # ``--shard i/n`` → ``shard``): the kernel passes them through without knowing them.
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -214,8 +215,9 @@ class Run:
         """Start no new trial from now on (those in flight finish); not an interruption."""
         self.held = self.held or reason
 
-    def load_adapter(self, model: ModelConfig) -> AgentAdapter:
-        """The run's agent entry point driven by ``model`` (the proxy loads the same agent on another model)."""
+    def load_adapter(self, model: ModelConfig, key: str = "model") -> AgentAdapter:
+        """The run's agent entry point driven by ``model`` (a plugin may load the same agent on another model;
+        ``key``: where the suite writes that model, for messages)."""
         entry, agent = self.options.entry, self.suite.agent
         adapter = load_adapter(
             entry,
@@ -243,7 +245,7 @@ class Run:
             adapter,
             model,
             file=str(self.suite.path) if self.suite.path is not None else None,
-            key="config.proxy.model" if model is self.settings.proxy else "model",
+            key=key,
         )
         return adapter
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ExitCode
 from ..evaluators import build_evaluator
@@ -55,26 +55,24 @@ def run_suite(
     adapter: AgentAdapter | None = None,
     entry: str | None = None,
     baseline: Results | None = None,
-    warm_from: Results | None = None,
     store: TraceStore | None = None,
     version: str | None = None,
     full: bool = False,
     progress: bool = True,
     handle_signals: bool = True,
     on_trial: Callable[[ScenarioState, TrialOutcome, Trace], None] | None = None,
-    shard: tuple[int, int] | None = None,
     plugins: Plugins | None = None,
     limits: Mapping[str, int] | None = None,
     pool: Results | None = None,
     pool_from: str | None = None,
+    **extra: Any,
 ) -> RunReport:
     """Run every scenario of ``suite``; with ``baseline``, test each for regression against it.
 
     Raises ``SpecError`` (a check cannot be built), ``AgentLoadError`` (the entry point cannot be
     imported) and ``PluginError`` before any trial runs. ``full`` runs each scenario to its cap after
-    its test decided (recording a strong baseline; the verdict is the one at the decision);
-    ``warm_from`` warm-starts the threshold SPRTs; ``shard=(i, n)`` runs scenario ``k`` when
-    ``k mod n == i - 1``, at the levels of the whole suite; ``plugins`` (default: the installed ones)
+    its test decided (recording a strong baseline; the verdict is the one at the decision); ``extra``
+    are options features read by name (``run.options.extra``; docs/api.md lists the built-ins'); ``plugins`` (default: the installed ones)
     add to the built-ins the suite and these options call for; ``limits`` caps a scenario's trials
     below the settings' cap (a replay of recorded traces, ``agentassay analyze``); ``pool`` (with ``full``)
     pools the trials of that earlier baseline when its identity matches this run's (``pool_from``: where
@@ -83,16 +81,15 @@ def run_suite(
     options = RunOptions(
         entry or suite.agent.entry,
         baseline,
-        warm_from,
         store,
         version,
         full,
         progress,
         handle_signals,
-        shard,
         limits,
         pool,
         pool_from,
+        {k: v for k, v in extra.items() if v is not None},
     )
     extra = [("on_trial", OnTrial(on_trial))] if on_trial is not None else []
     with SignalLatch(handle_signals) as latch:  # a Ctrl-C before the first trial: zero trials, marked

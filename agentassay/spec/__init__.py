@@ -6,7 +6,6 @@ it needs.
 
 from ._loader import SpecError, load_suite, parse_suite
 from ._model import (
-    BUILTIN_PLUGIN_KEYS,
     CHECK_KINDS,
     CORRECTIONS,
     ERROR_POLICIES,
@@ -14,18 +13,16 @@ from ._model import (
     PROPERTY_CHECKS,
     PROVIDERS,
     AgentConfig,
-    AlertsConfig,
     Check,
-    CoverageConfig,
     Extension,
     ModelConfig,
     Scenario,
     Settings,
     Suite,
 )
+from ._settings import FeatureSettings
 
 __all__ = [
-    "BUILTIN_PLUGIN_KEYS",
     "CHECK_KINDS",
     "CORRECTIONS",
     "ERROR_POLICIES",
@@ -33,10 +30,9 @@ __all__ = [
     "PROPERTY_CHECKS",
     "PROVIDERS",
     "AgentConfig",
-    "AlertsConfig",
     "Check",
-    "CoverageConfig",
     "Extension",
+    "FeatureSettings",
     "ModelConfig",
     "Scenario",
     "Settings",

@@ -22,7 +22,6 @@ import yaml
 from .._errors import AgentAssayError
 from .._limits import compile_pattern, regex_error
 from ._model import (
-    BUILTIN_PLUGIN_KEYS,
     CHECK_KINDS,
     CORRECTIONS,
     ERROR_POLICIES,
@@ -30,15 +29,14 @@ from ._model import (
     PROPERTY_CHECKS,
     PROVIDERS,
     AgentConfig,
-    AlertsConfig,
     Check,
-    CoverageConfig,
     Extension,
     ModelConfig,
     Scenario,
     Settings,
     Suite,
 )
+from ._settings import FeatureSettings, builtin_keys, settings_parts
 
 # Keys plugins own (agentassay_suite_keys): {"suite" | "config" | "scenario": {key: plugin name}}.
 PluginKeys = Mapping[str, Mapping[str, str]]
@@ -61,29 +59,9 @@ CONFIG_KEYS = (
     "correction",
     "regression",
     "prices",
-    "fingerprints",
-    "warm_start",
-    "proxy",
-    "budget_usd",
-    "coverage",
 )
-COVERAGE_KEYS = (
-    "enabled",
-    "manifest",
-    "derive_restrictions",
-    "probe_restricted",
-    "min",
-    "weights",
-    "state_lambda",
-    "models",
-)
-COVERAGE_DIMENSIONS = ("tool", "path", "state", "boundary", "model")
 PRICE_KEYS = ("input", "output")
-FINGERPRINT_KEYS = ("enabled", "shift", "trials")
-WARM_START_KEYS = ("enabled", "inflation")
-PROXY_KEYS = ("model", "paired", "min_target")
-REGRESSION_KEYS = ("baseline", "delta", "alerts")
-ALERT_KEYS = ("enabled", "max_age_days", "cost_ratio", "latency_ratio", "latency_floor_s")
+REGRESSION_KEYS = ("baseline", "delta")
 AGENT_KEYS = ("entry", "factory", "version")
 MODEL_KEYS = ("provider", "name", "behaviour", "base_url", "api_key_env", "temperature")
 SCENARIO_KEYS = ("name", "input", "properties", "evaluator", "threshold", "description", "witness")
@@ -215,7 +193,7 @@ def parse_suite(text: str, *, path: Path | None = None, plugin_keys: PluginKeys 
     try:
         node = loader.get_single_node()
         keys = {
-            w: {**BUILTIN_PLUGIN_KEYS.get(w, {}), **dict((plugin_keys or {}).get(w, {}))}
+            w: {**builtin_keys().get(w, {}), **dict((plugin_keys or {}).get(w, {}))}
             for w in ("suite", "config", "scenario")
         }
         parser = _Parser(loader, shown, root, keys)
@@ -361,6 +339,9 @@ class _Parser:
     def value(self, node: yaml.Node) -> Any:
         return self.loader.construct_object(node, deep=True)
 
+    def is_bool(self, node: yaml.Node) -> bool:
+        return isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool")
+
     def is_null(self, node: yaml.Node) -> bool:
         return isinstance(node, yaml.ScalarNode) and self.value(node) is None
 
@@ -459,7 +440,7 @@ class _Parser:
         description = ""
         agent: AgentConfig | None = None
         model = ModelConfig()
-        settings = Settings()
+        settings = self.with_parts(Settings(), {}, {})
         config_nodes: dict[str, tuple[yaml.Node, yaml.Node]] = {}
         pending: list[_Pending] | None = None
         for k, (_, vnode) in top.items():
@@ -629,11 +610,12 @@ class _Parser:
 
     def config(self, node: yaml.Node) -> tuple[Settings, dict[str, tuple[yaml.Node, yaml.Node]]]:
         if self.is_null(node):
-            return Settings(), {}
+            return self.with_parts(Settings(), {}, {}), {}
         m = self.mapping(node, "config")
         owned = self.owned("config")
-        self.check_keys(m, "config", (*CONFIG_KEYS, *owned))
+        self.check_keys(m, "config", (*CONFIG_KEYS, *self.part_keys(""), *owned))
         kw: dict[str, Any] = {}
+        parts: dict[str, yaml.Node] = {}  # the value nodes of keys a feature's settings own, by config key
         for k, (_, vnode) in m.items():
             key = f"config.{k}"
             if k in ("trials", "concurrency"):
@@ -653,43 +635,14 @@ class _Parser:
             elif k in ("retries", "seed"):
                 kw[k] = self.integer(vnode, key, 0)
             elif k == "regression":
-                kw.update(self.regression(vnode))
+                kw.update(self.regression(vnode, parts))
             elif k == "prices":
                 kw[k] = self.prices(vnode)
-            elif k == "fingerprints":
-                kw.update(self.switch(vnode, key, FINGERPRINT_KEYS, "fingerprints"))
-            elif k == "warm_start":
-                kw.update(self.switch(vnode, key, WARM_START_KEYS, "warm_start"))
-            elif k == "proxy":
-                kw.update(self.proxy(vnode))
-            elif k == "budget_usd":
-                kw[k] = None if self.is_null(vnode) else self.number(vnode, key, "USD > 0", lambda x: x > 0)
-            elif k == "coverage":
-                kw[k] = self.coverage(vnode)
+            elif k in self.part_keys(""):
+                parts[k] = vnode
             elif k in owned:
                 self.extensions[key] = self.extension("config", k, key, vnode)
-        settings = Settings(**kw)
-
-        if settings.budget_usd is not None and not settings.prices:
-            raise self.err(
-                m["budget_usd"][1],
-                "config.budget_usd",
-                "a budget needs prices: add `config.prices` (USD per million input and output tokens per "
-                'model, or `"*"` for any model) so that trials have a cost to count.',
-                expected="config.prices with budget_usd",
-                got="no prices",
-            )
-        if settings.proxy is not None and settings.method != "fixed":
-            at = m["method"][1] if "method" in m else m["proxy"][1]
-            raise self.err(
-                at,
-                "config.method" if "method" in m else "config.proxy",
-                "config.proxy needs `method: fixed`: the proxy's evidence is merged with the target's by "
-                "combining p-values (weighted Stouffer), and sequential tests give no p-value. Set "
-                "`method: fixed` or remove `proxy:` (docs/multifidelity.md).",
-                expected="method 'fixed' with a proxy",
-                got=f"method {settings.method!r}",
-            )
+        settings = self.with_parts(Settings(**kw), parts, m)
 
         if settings.max_trials is not None and settings.max_trials < settings.trials:
             vnode = m["max_trials"][1]
@@ -738,106 +691,14 @@ class _Parser:
             }
         return out
 
-    def switch(self, node: yaml.Node, key: str, keys: tuple[str, ...], field: str) -> dict[str, Any]:
-        """``true`` / ``false`` or a mapping with ``enabled`` and the feature's options."""
-        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool"):
-            return {field: self.boolean(node, key)}
-        m = self.mapping(node, key, f"true, false, or a mapping with {', '.join(keys)}")
-        self.check_keys(m, key, keys)
-        out: dict[str, Any] = {
-            field: self.boolean(m["enabled"][1], f"{key}.enabled") if "enabled" in m else True
-        }
-        for k, (_, vnode) in m.items():
-            sub = f"{key}.{k}"
-            if k == "shift":
-                out["fingerprint_shift"] = self.number(
-                    vnode, sub, "a shift in standard deviations > 0", lambda x: x > 0
-                )
-            elif k == "trials":
-                out["fingerprint_trials"] = None if self.is_null(vnode) else self.integer(vnode, sub, 3)
-            elif k == "inflation":
-                out["warm_inflation"] = self.number(
-                    vnode, sub, "a factor >= 1 on beta (the worst-case miss rate allowed)", lambda x: x >= 1
-                )
-        return out
-
-    def proxy(self, node: yaml.Node) -> dict[str, Any]:
-        """``config.proxy``: a cheaper model whose trials stand in for some of the target's."""
-        if self.is_null(node):
-            return {}
-        m = self.mapping(node, "config.proxy", "a mapping with model (required), paired, min_target")
-        self.check_keys(m, "config.proxy", PROXY_KEYS)
-        if "model" not in m:
-            raise self.err(
-                node,
-                "config.proxy.model",
-                "required: the cheaper model, written like the top-level `model:`, e.g. "
-                "`model: {provider: openai, name: gpt-4.1-nano}`.",
-                expected="a model",
-                got="nothing",
-            )
-        out: dict[str, Any] = {"proxy": self.model(m["model"][1], "config.proxy.model")}
-        if "paired" in m:
-            out["proxy_paired"] = self.integer(m["paired"][1], "config.proxy.paired", 3)
-        if "min_target" in m:
-            out["proxy_min_target"] = self.integer(m["min_target"][1], "config.proxy.min_target", 1)
-        return out
-
-    def coverage(self, node: yaml.Node) -> CoverageConfig:
-        """``config.coverage``: ``true`` / ``false`` or a mapping (docs/coverage.md)."""
-        key = "config.coverage"
-        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool"):
-            return CoverageConfig(enabled=self.boolean(node, key))
-        if self.is_null(node):
-            return CoverageConfig()
-        m = self.mapping(node, key, f"true, false, or a mapping with {', '.join(COVERAGE_KEYS)}")
-        self.check_keys(m, key, COVERAGE_KEYS)
-        kw: dict[str, Any] = {}
-        for k, (_, vnode) in m.items():
-            sub = f"{key}.{k}"
-            if k in ("enabled", "derive_restrictions", "probe_restricted"):
-                kw[k] = self.boolean(vnode, sub)
-            elif k == "manifest":
-                path = self.opt_string(vnode, sub, "a path to a manifest file (YAML)")
-                if path is not None and self.root is not None:
-                    path = str((self.root / os.path.expanduser(path)).resolve())
-                kw[k] = path
-            elif k == "min":
-                kw[k] = (
-                    None
-                    if self.is_null(vnode)
-                    else self.number(vnode, sub, "a coverage between 0 and 1", lambda x: 0.0 <= x <= 1.0)
-                )
-            elif k == "state_lambda":
-                kw[k] = self.number(vnode, sub, "a number of abstract states > 0", lambda x: x > 0)
-            elif k == "models":
-                items = vnode.value if isinstance(vnode, yaml.SequenceNode) else None
-                if items is None:
-                    raise self.expected(vnode, sub, "a list of model names", self.value(vnode))
-                kw[k] = tuple(
-                    self.string(i, f"{sub}[{n}]", "a model name", nonempty=True) for n, i in enumerate(items)
-                )
-            elif k == "weights":
-                wm = self.mapping(
-                    vnode, sub, f"a mapping from {', '.join(COVERAGE_DIMENSIONS)} to weights >= 0"
-                )
-                self.check_keys(wm, sub, COVERAGE_DIMENSIONS)
-                weights = {
-                    d: self.number(wv, f"{sub}.{d}", "a weight >= 0", lambda x: x >= 0)
-                    for d, (_, wv) in wm.items()
-                }
-                if not any(weights.values()):
-                    raise self.err(
-                        vnode, sub, "at least one weight must be > 0.", expected="weights", got="all zero"
-                    )
-                kw[k] = weights
-        return CoverageConfig(**kw)
-
-    def regression(self, node: yaml.Node) -> dict[str, Any]:
+    def regression(self, node: yaml.Node, parts: dict[str, yaml.Node]) -> dict[str, Any]:
         if self.is_null(node):
             return {}
         m = self.mapping(node, "config.regression")
-        self.check_keys(m, "config.regression", REGRESSION_KEYS)
+        self.check_keys(m, "config.regression", (*REGRESSION_KEYS, *self.part_keys("regression.")))
+        for k, (_, vnode) in m.items():
+            if k in self.part_keys("regression."):
+                parts[f"regression.{k}"] = vnode
         out: dict[str, Any] = {}
         if "baseline" in m:
             b = self.opt_string(m["baseline"][1], "config.regression.baseline", "a path to a baseline file")
@@ -846,31 +707,27 @@ class _Parser:
             out["baseline"] = b
         if "delta" in m:
             out["regression_delta"] = self.probability(m["delta"][1], "config.regression.delta")
-        if "alerts" in m:
-            out["alerts"] = self.alerts(m["alerts"][1])
         return out
 
-    def alerts(self, node: yaml.Node) -> AlertsConfig:
-        """``config.regression.alerts``: ``true`` / ``false`` or a mapping (docs/reports.md, "Change alerts")."""
-        key = "config.regression.alerts"
-        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool"):
-            return AlertsConfig(enabled=self.boolean(node, key))
-        if self.is_null(node):
-            return AlertsConfig()
-        m = self.mapping(node, key, f"true, false, or a mapping with {', '.join(ALERT_KEYS)}")
-        self.check_keys(m, key, ALERT_KEYS)
-        kw: dict[str, Any] = {}
-        for k, (_, vnode) in m.items():
-            sub = f"{key}.{k}"
-            if k == "enabled":
-                kw[k] = self.boolean(vnode, sub)
-            elif k == "max_age_days":
-                kw[k] = self.number(vnode, sub, "a number of days > 0", lambda x: x > 0)
-            elif k in ("cost_ratio", "latency_ratio"):
-                kw[k] = self.number(vnode, sub, "a ratio > 1 (1.5: a change by half or more)", lambda x: x > 1)
-            elif k == "latency_floor_s":
-                kw[k] = self.number(vnode, sub, "a number of seconds >= 0", lambda x: x >= 0)
-        return AlertsConfig(**kw)
+    # -- features' parts of config (spec/_settings.py) -------------------------------------------
+    def part_keys(self, prefix: str) -> tuple[str, ...]:
+        """Keys of ``config:`` (prefix ``""``) or ``config.regression`` (``"regression."``) a feature owns."""
+        keys = (k for part in settings_parts() for k in part.CONFIG)
+        return tuple(k[len(prefix):] for k in keys if k.startswith(prefix) and "." not in k[len(prefix):])
+
+    def with_parts(
+        self, settings: Settings, nodes: dict[str, yaml.Node], m: dict[str, tuple[yaml.Node, yaml.Node]]
+    ) -> Settings:
+        """``settings`` with every feature's part: parsed from its keys where the suite writes them, else the
+        defaults; then each part checks itself against the kernel's settings."""
+        parts: dict[str, FeatureSettings] = {}
+        for cls in settings_parts():
+            mine = {k: nodes[k] for k in cls.CONFIG if k in nodes}
+            parts[cls.NAME] = cls.parse(self, mine) if mine else cls()
+        settings = replace(settings, features=parts)
+        for part in parts.values():
+            part.check(settings, self, m)
+        return settings
 
     # -- scenarios --------------------------------------------------------------------------------
     def scenarios(self, node: yaml.Node) -> list[_Pending]:

@@ -6,9 +6,12 @@ The YAML shape follows the AgentAssay paper's Sec. 8.4 (``name``, ``description`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from ._settings import F, FeatureSettings, part_by_name, settings_parts
 
 METHODS = ("sprt", "fixed")
 ERROR_POLICIES = ("fail", "exclude")
@@ -81,21 +84,6 @@ class Check:
     key: str | None = field(default=None, compare=False, repr=False)
 
 
-# Keys of agentassay.yml that built-in plugins own and validate themselves (docs/architecture.md,
-# "Hooks"): {where: {key: plugin}}. Known here, statically, so that reading a suite never has to
-# import a plugin; the plugin is imported only when a suite uses its key.
-BUILTIN_PLUGIN_KEYS: dict[str, dict[str, str]] = {
-    "suite": {"mutation": "mutation", "contracts": "contracts", "judge": "judge"},
-    "config": {"metamorphic": "metamorphic"},
-    "scenario": {
-        "metamorphic": "metamorphic",
-        "contracts": "contracts",
-        "judge": "judge",
-        "match": "analyze",
-    },
-}
-
-
 @dataclass(frozen=True)
 class Extension:
     """The raw value of a suite key a plugin owns (``agentassay_suite_keys``), with where it was written,
@@ -131,33 +119,6 @@ class Scenario:
 
 
 @dataclass(frozen=True)
-class CoverageConfig:
-    """``config.coverage`` (docs/coverage.md): what coverage is measured on and how it gates."""
-
-    enabled: bool = True
-    manifest: str | None = None  # a hand-written manifest (path); None: extract from the agent
-    derive_restrictions: bool = True  # closed-world restrictions for an extracted manifest
-    probe_restricted: bool = False  # expose restricted tools as recording stubs during runs
-    min: float | None = None  # Eq. 26: PASS with overall coverage below this becomes manual
-    weights: dict[str, float] | None = None  # weighted geometric mean (Remark 4.2)
-    state_lambda: float = 20.0  # λ of C_state (Eq. 17)
-    models: tuple[str, ...] = ()  # M_target of C_model; empty: the models run
-
-
-@dataclass(frozen=True)
-class AlertsConfig:
-    """``config.regression.alerts`` (docs/reports.md, "Change alerts"): when a comparison warns that the
-    baseline and the candidate ran in different conditions. Alerts are evidence for the reader; they
-    never change a verdict."""
-
-    enabled: bool = True
-    max_age_days: float = 30.0  # a baseline older than this (against the candidate's start) is flagged
-    cost_ratio: float = 1.5  # mean USD per trial changed by this factor or more (up or down)
-    latency_ratio: float = 1.5  # median latency per trial changed by this factor or more (up or down)
-    latency_floor_s: float = 0.5  # ... and by at least this many seconds: timer noise never alerts
-
-
-@dataclass(frozen=True)
 class Settings:
     """``config:`` of the suite. Defaults are what a user gets by writing nothing."""
 
@@ -182,24 +143,38 @@ class Settings:
     # USD per million tokens, per model name as the trace reports it ("*" for any other model):
     # {"gpt-4.1-mini": {"input": 0.4, "output": 1.6}}. No network look-ups, ever.
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
-    # Behavioural fingerprints in `check` (docs/token-efficiency.md): half of alpha goes to them.
-    fingerprints: bool = True
-    fingerprint_shift: float = 1.0  # smallest shift to detect, in baseline standard deviations
-    fingerprint_trials: int | None = None  # None: the adaptive budget decides
-    # Warm start of the threshold SPRT from recorded trials (`run --warm-start`).
-    warm_start: bool = True
-    warm_inflation: float = 1.5  # worst-case miss rate allowed, as a multiple of beta
-    # A cheaper proxy model (docs/multifidelity.md): `run` pairs it with the target to estimate rho,
-    # `check` spends proxy trials instead of some target trials (fixed method only).
-    proxy: ModelConfig | None = None
-    proxy_paired: int = 20  # paired runs per scenario (same seed on both models) that estimate rho
-    proxy_min_target: int = 10  # target trials per scenario the allocation never goes below
-    # Most USD one run may spend at the configured prices: no trial starts once finished trials cost
-    # this much (trials in flight finish). None: no cap. Undecided scenarios are then inconclusive.
-    budget_usd: float | None = None
-    coverage: CoverageConfig = field(default_factory=CoverageConfig)
-    # Change alerts in comparisons (config.regression.alerts); written to a results file only when set.
-    alerts: AlertsConfig = field(default_factory=AlertsConfig)
+    # Each feature's part of `config:` (spec/_settings.py), by feature name: what the feature validated.
+    # Only parts that differ from their defaults are kept, so settings compare equal however they were made.
+    features: Mapping[str, FeatureSettings] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        kept = {k: v for k, v in self.features.items() if v != type(v)()}
+        object.__setattr__(self, "features", kept)
+
+    def of(self, kind: type[F]) -> F:
+        """A feature's part, typed: ``settings.of(FingerprintSettings).shift``; its defaults when unset."""
+        part = self.features.get(kind.NAME)
+        return part if isinstance(part, kind) else kind()
+
+    def part(self, name: str) -> Any:
+        """A built-in feature's part by name (its defaults when unset), for code that must not import it."""
+        part = self.features.get(name)
+        return part if part is not None else part_by_name()[name]()
+
+    def with_parts(self, *parts: FeatureSettings) -> Settings:
+        """These settings with ``parts`` replacing the feature parts of the same names."""
+        return replace(self, features={**self.features, **{p.NAME: p for p in parts}})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The results file's ``settings``: the kernel's fields, then each part's flat entries."""
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "features"}
+        d["prices"] = {k: dict(v) for k, v in self.prices.items()}
+        for kind in settings_parts():  # every built-in part, defaults included: a file states all it ran with
+            d.update(self.of(kind).to_settings())
+        for name, part in self.features.items():
+            if name not in part_by_name():  # a part no built-in feature defines
+                d.update(part.to_settings())
+        return d
 
     @property
     def trial_cap(self) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
+from ._settings import AlertsConfig
 
 if TYPE_CHECKING:
     from ...reports import ReportContext, Section
@@ -46,7 +47,7 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
             run.target.started_at if run.target is not None else "",
             run.trials,
         )
-        alerts = change_alerts(Conditions.of(run.baseline), cand, run.settings.alerts)
+        alerts = change_alerts(Conditions.of(run.baseline), cand, run.settings.of(AlertsConfig))
     except Exception as exc:  # evidence for the reader only: never let it cost the run its verdicts
         run.note(f"change alerts were not computed ({type(exc).__name__}: {exc}); the verdicts are unaffected")
         return None

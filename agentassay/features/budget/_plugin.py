@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...plugins._hookspecs import hookimpl
+from ._settings import BudgetSettings
 
 if TYPE_CHECKING:
     from ...results import TrialOutcome
@@ -20,7 +21,7 @@ NAME = "budget"
 
 @hookimpl
 def agentassay_trial_finished(run: Run, outcome: TrialOutcome) -> None:
-    budget = run.settings.budget_usd
+    budget = run.settings.of(BudgetSettings).usd
     if budget is None:
         return
     spent = run.scratch[NAME] = run.scratch.get(NAME, 0.0) + (outcome.usd or 0.0)
@@ -30,7 +31,7 @@ def agentassay_trial_finished(run: Run, outcome: TrialOutcome) -> None:
 
 @hookimpl
 def agentassay_after_trials(run: Run) -> None:
-    budget = run.settings.budget_usd
+    budget = run.settings.of(BudgetSettings).usd
     spent = run.scratch.get(NAME, 0.0)
     if budget is None or spent < budget or not any(st.wants_more(run.full) for st in run.states.values()):
         return

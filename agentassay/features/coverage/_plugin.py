@@ -31,6 +31,7 @@ from ...integrations.adapters._resolve import is_sdk_agent
 from ...plugins._hookspecs import hookimpl
 from ...spec import Suite
 from ...traces import Trace
+from ._settings import CoverageConfig
 
 if TYPE_CHECKING:
     from ...gate import Candidate, GatePlan
@@ -88,7 +89,7 @@ def _sdk_agent(adapter: AgentAdapter) -> Any:
 
 def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> CoverageRun | None:
     """Load or extract the manifest and install the restricted-tool probe; None when coverage is off."""
-    cfg = suite.settings.coverage
+    cfg = suite.settings.of(CoverageConfig)
     if not cfg.enabled:
         return None
     run = CoverageRun()
@@ -128,7 +129,7 @@ def measure_coverage(
     from ..structure import structural_coverage
     from . import behavioural_statistics, finish_behavioural
 
-    cfg = suite.settings.coverage
+    cfg = suite.settings.of(CoverageConfig)
     out: dict[str, Any] = {"structural": None, "behavioural": None, "notes": list(run.notes)}
     if run.manifest is not None:
         targeted = [w for s in suite.scenarios for w in s.witness]
@@ -310,7 +311,7 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
     assert run.adapter is not None
     try:
         coverage = measure_coverage(
-            state.covering, run.suite, run.adapter, statistics=run.options.shard is not None
+            state.covering, run.suite, run.adapter, statistics=run.options.extra.get("shard") is not None
         )
     except Exception as exc:  # coverage is an analysis: it must never lose the measured trials
         run.note(f"coverage could not be computed: {type(exc).__name__}: {exc}")
@@ -324,7 +325,7 @@ def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None
     state: _State | None = run.scratch.get(NAME)
     if state is None or "coverage" not in run.sections:
         return None
-    decision, note = coverage_gate(decision, state.overall, run.settings.coverage.min)
+    decision, note = coverage_gate(decision, state.overall, run.settings.of(CoverageConfig).min)
     if note:
         run.note(note)
     return decision
@@ -337,7 +338,7 @@ def agentassay_merge_sections(
     if not any(r.coverage for r in shards):
         return None
     notes[:] = [n for n in notes if not n.startswith(GATE_NOTE)]  # each shard's gate: decided again, merged
-    coverage, more = merge_coverage([r.coverage for r in shards], sources, names, shards[0].settings.coverage)
+    coverage, more = merge_coverage([r.coverage for r in shards], sources, names, shards[0].settings.of(CoverageConfig))
     notes.extend(more)
     return {"coverage": coverage}
 
@@ -350,7 +351,7 @@ def agentassay_decide_files(
     if not coverage:
         return None
     overall = (coverage.get("gate") or {}).get("overall")
-    decision, note = coverage_gate(decision, overall, plan.settings.coverage.min)
+    decision, note = coverage_gate(decision, overall, plan.settings.of(CoverageConfig).min)
     if note:
         notes.append(note)
     return decision

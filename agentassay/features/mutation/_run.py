@@ -30,6 +30,7 @@ from typing import Any
 from ...plugins import hookimpl
 from ...results import Results
 from ...spec import Suite
+from ..budget._settings import BudgetSettings
 from ._config import CLASSES, MutationConfig
 from ._operators import Mutant, Target, generate
 
@@ -166,7 +167,7 @@ class _MutantChecker:
         self.base_plugins = plugins
         self.kill_switch = KillSwitch
         self.spent = [original.results.cost()["usd"] or 0.0]
-        self.budget = suite.settings.budget_usd
+        self.budget = suite.settings.part("budget").usd
         self.lock = threading.Lock()
         self.per_run = replace(suite.settings, concurrency=max(1, suite.settings.concurrency // workers))
         self.rows: dict[str, dict[str, Any]] = {}
@@ -192,7 +193,7 @@ class _MutantChecker:
             self.record(m, "not_run", f"cannot be applied to this agent: {exc}")
             return
         msuite = mutated.suite or self.suite
-        msuite = replace(msuite, settings=replace(self.per_run, budget_usd=remaining))
+        msuite = replace(msuite, settings=self.per_run.with_parts(BudgetSettings(remaining)))
         patch = mutated.patch() if mutated.patch is not None else _nothing()
         with patch:
             report = run_suite(

@@ -93,7 +93,7 @@ def agentassay_configure(run: Run) -> None:
             "--pool pools the trials of an earlier baseline into a new recording, so it needs a full recording: "
             "add --full (`agentassay run SUITE --full --pool PREVIOUS.json -o FILE`); `check` never pools"
         )
-    if run.options.shard is not None:
+    if run.options.extra.get("shard") is not None:
         raise SpecError(
             "--pool cannot be combined with --shard: record the shards without --pool, merge them "
             "(`agentassay merge`), and pool a whole-suite recording against the merged file"

@@ -30,6 +30,7 @@ from ...plugins._hookspecs import hookimpl
 from ...results import Results, TrialOutcome
 from ...spec import Settings, SpecError, Suite
 from ...stats import ProxyAllocation, fidelity_correlation
+from ._settings import ProxySettings
 
 if TYPE_CHECKING:
     from ...reports import ReportContext, Section
@@ -55,7 +56,7 @@ class ProxyRun:
 
 def check_adapter(suite: Suite, adapter: AgentAdapter) -> None:
     """A model drives only Agents SDK agents: a proxy for a plain callable would be the target again."""
-    if suite.settings.proxy is not None and adapter.name != "openai-agents":
+    if suite.settings.of(ProxySettings).model is not None and adapter.name != "openai-agents":
         raise SpecError(
             f"config.proxy sets a model, but the agent is a {adapter.name} agent, which chooses its own "
             "model. A proxy model drives only OpenAI Agents SDK agents: remove `proxy:` from config.",
@@ -142,18 +143,19 @@ def run_proxy(
 ) -> ProxyRun:
     """The proxy's trials after the target's: paired runs and the arm (``run``) or the arm (``check``)."""
     settings, baseline, version = run.settings, run.baseline, run.version
-    assert settings.proxy is not None
+    proxy = settings.of(ProxySettings)
+    assert proxy.model is not None
     model_label = getattr(adapter, "model_label", None)
-    out = ProxyRun({"model": asdict(settings.proxy), "label": model_label, "notes": []})
+    out = ProxyRun({"model": asdict(proxy.model), "label": model_label, "notes": []})
 
     # Filed under a version of its own, so the store never mixes the proxy's traces with the target's.
-    proxy_version = f"{version}+proxy:{model_label or settings.proxy.provider}"
+    proxy_version = f"{version}+proxy:{model_label or proxy.model.provider}"
 
     def phase(caps: dict[str, int], role: str, seed_role: str | None = None) -> EngineOutcome:
         return _phase(run, adapter, caps, role=role, seed_role=seed_role, version=proxy_version)
 
     if baseline is None:  # recording: paired runs first, then the plan, then the arm
-        caps = {n: min(settings.proxy_paired, len(trials)) for n, trials in target.items()}
+        caps = {n: min(proxy.paired, len(trials)) for n, trials in target.items()}
         paired = phase(caps, "proxy-paired", run.seed_role)  # the target's seeds (run~g when pooled)
         out.interrupted, out.aborted = paired.interrupted, paired.aborted
         proxy_paired = {n: st.outcomes() for n, st in paired.states.items()}
@@ -231,11 +233,12 @@ class _State:
 @hookimpl
 def agentassay_prepare(run: Run) -> None:
     settings = run.settings
-    if settings.proxy is None:
+    proxy = settings.of(ProxySettings)
+    if proxy.model is None:
         return
     assert run.adapter is not None
     check_adapter(run.suite, run.adapter)
-    state = run.scratch[NAME] = _State(run.load_adapter(settings.proxy))
+    state = run.scratch[NAME] = _State(run.load_adapter(proxy.model, "config.proxy.model"))
     if run.baseline is not None:
         state.allocation, notes = plan_from_baseline(run.baseline, settings)
         for note in notes:

@@ -20,7 +20,7 @@ def agentassay_configure(run: Run) -> None:
     from ...results import shard_slice
     from ...spec import SpecError
 
-    shard = run.options.shard
+    shard = run.options.extra.get("shard")
     if shard is None:
         return
     index, count = shard
@@ -33,7 +33,7 @@ def agentassay_configure(run: Run) -> None:
             f"so {count - m} shard{'s' * (count - m != 1)} would have none; use at most {m} shards (--shard i/{m})",
             file=file,
         )
-    if run.baseline is None and suite.settings.proxy is not None:
+    if run.baseline is None and suite.settings.part("proxy").model is not None:
         # `check` may shard with a proxy: its plan comes from the baseline, its evidence is per scenario.
         raise SpecError(
             "a baseline with config.proxy cannot be recorded in shards: the proxy's rho and allocation are "
@@ -49,8 +49,8 @@ def agentassay_configure(run: Run) -> None:
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
     from ...results import shard_note
 
-    if run.options.shard is None:
+    if run.options.extra.get("shard") is None:
         return None
-    index, count = run.options.shard
+    index, count = run.options.extra.get("shard")
     run.note(shard_note(index, count, len(run.scenarios), run.m))
     return {"shard": {"index": index, "count": count, "scenarios_total": run.m, "suite_sha256": run.suite_info["sha256"]}}

@@ -22,6 +22,9 @@ from ..._limits import UserPattern, compile_pattern, regex_error
 from ...results import Results, ResultsError, load_results
 from ...spec import Suite
 from ...traces import Trace, TraceStore
+from ..budget._settings import BudgetSettings
+from ..coverage._settings import CoverageConfig
+from ..proxy._settings import ProxySettings
 
 MATCH_KEYS = ("input", "attribute", "equals", "regex")
 
@@ -281,9 +284,10 @@ def replay_suite(suite: Suite, g: Gathered) -> tuple[Suite, Any, dict[str, int]]
         suite.settings,
         trials=max(cap, 1),
         max_trials=None,
-        budget_usd=None,
-        proxy=None,
-        coverage=replace(suite.settings.coverage, probe_restricted=False),
+    ).with_parts(
+        BudgetSettings(),
+        ProxySettings(),
+        replace(suite.settings.of(CoverageConfig), probe_restricted=False),
     )
     where: dict[tuple[str, int], tuple[str, str, int]] = {}
     for s in suite.scenarios:

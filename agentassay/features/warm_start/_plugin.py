@@ -18,5 +18,5 @@ if TYPE_CHECKING:
 
 @hookimpl
 def agentassay_prepare(run: Run) -> None:
-    if run.options.warm_from is not None:
-        run.priors.update(run.options.warm_from.baseline_counts())
+    if run.options.extra.get("warm_from") is not None:
+        run.priors.update(run.options.extra.get("warm_from").baseline_counts())

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..._errors import AgentAssayError, ExitCode
+from ...features.budget._settings import BudgetSettings
 from ._client import ClientSettings
 from ._context import ActionContext, ActionInputError
 
@@ -160,7 +161,7 @@ class Action:
                     f"input 'budget-usd' needs prices in {self.inputs.suite}: add `config.prices` (USD per million "
                     "tokens per model) so that trials have a cost to count"
                 )
-            changes["budget_usd"] = self.inputs.budget_usd
+            changes["features"] = {**suite.settings.features, "budget": BudgetSettings(self.inputs.budget_usd)}
         return replace(suite, settings=replace(suite.settings, **changes)) if changes else suite
 
     def shard(self) -> tuple[int, int] | None:

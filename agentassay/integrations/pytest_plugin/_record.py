@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -111,7 +110,7 @@ def verdict_report(
         "shown": shown,
         "summary": {"test": item.nodeid, **f},
         "scenario": s.to_dict(),
-        "settings": asdict(gate.settings),
+        "settings": gate.settings.to_dict(),
     }
     return report, properties
 

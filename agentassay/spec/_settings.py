@@ -1,0 +1,121 @@
+"""How a feature owns a slice of ``config:``: the kernel's ``Settings`` holds each feature's part by name.
+
+``Settings`` knows the kernel's keys only (trials, levels, method, …). A feature adds its keys by a frozen
+dataclass deriving from :class:`FeatureSettings` and naming it in its registry entry (``settings``): the
+loader hands the part the YAML nodes of its keys, the results file writes and reads the part's flat
+entries (so a file reads exactly as before the split), the run identity takes what the part says shapes a
+trial. Third-party plugins own keys through ``agentassay_suite_keys`` instead and validate them themselves.
+
+The registry of built-in features is read by module name (``agentassay.features``, as pytest names its
+built-in plugins), so the kernel imports no feature; each part's module is imported only when needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    import yaml
+
+    from ._model import Settings
+
+REGISTRY = "agentassay.features"  # the module whose BUILTINS lists the built-in features
+
+F = TypeVar("F", bound="FeatureSettings")
+
+
+@dataclass(frozen=True)
+class BuiltinPlugin:
+    """A built-in plugin: its hooks' module, its part of ``config:`` and when a run, a report or a re-derivation
+    from files needs it (``for_run(run)``, ``for_results(results)``, ``for_plan(plan)``)."""
+
+    name: str
+    module: str
+    for_run: Callable[[Any], bool]
+    for_results: Callable[[Any], bool] = lambda results: False
+    for_plan: Callable[[Any], bool] = lambda plan: False
+    settings: str | None = None  # "module:Class" of its FeatureSettings, if it owns kernel-validated keys
+    # Suite keys it validates itself (kept raw in ``extensions``): {"suite" | "config" | "scenario": keys}.
+    keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FeatureSettings:
+    """A feature's part of ``config:``. Subclasses are frozen dataclasses whose defaults are what a user gets by
+    writing nothing; they set the class variables and, where the generic rule does not fit, override the methods.
+    """
+
+    NAME: ClassVar[str]  # its name in ``Settings.features`` (the feature's)
+    CONFIG: ClassVar[tuple[str, ...]]  # keys of ``config:`` it owns; "regression.x" for a key under regression
+
+    @classmethod
+    def parse(cls: type[F], reader: Any, nodes: Mapping[str, yaml.Node]) -> F:
+        """The part from the YAML value nodes of its keys (``{config key: node}``); ``reader`` is the suite
+        loader's typed reader (``reader.number(node, key, expected, ok)``, ``reader.err(...)``, …)."""
+        raise NotImplementedError
+
+    def check(self, settings: Settings, reader: Any, nodes: Mapping[str, tuple[yaml.Node, yaml.Node]]) -> None:
+        """Validate against the kernel's settings once they are read (``nodes``: every ``config:`` key); raise
+        ``reader.err(...)``."""
+
+    def to_settings(self) -> dict[str, Any]:
+        """Its entries in the results file's ``settings`` (flat keys, JSON values)."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_settings(cls: type[F], raw: Mapping[str, Any]) -> F:
+        """The part from a results file's ``settings`` (missing or damaged entries: the defaults)."""
+        raise NotImplementedError
+
+    def identity(self) -> dict[str, Any]:
+        """Entries of the run identity's trial settings: what in this part changes how one trial runs."""
+        return {}
+
+
+def dataclass_fields(cls: type) -> set[str]:
+    return {f.name for f in fields(cls)}
+
+
+@cache
+def builtins() -> tuple[BuiltinPlugin, ...]:
+    """The built-in plugins, in call order (first called first)."""
+    return tuple(__import__(REGISTRY, fromlist=["_"]).BUILTINS)
+
+
+def _load(path: str) -> type[FeatureSettings]:
+    module, _, attr = path.partition(":")
+    return getattr(__import__(module, fromlist=["_"]), attr)
+
+
+@cache
+def settings_parts() -> tuple[type[FeatureSettings], ...]:
+    """Every built-in feature's settings class, in registry order."""
+    return tuple(_load(b.settings) for b in builtins() if b.settings)
+
+
+@cache
+def part_by_name() -> dict[str, type[FeatureSettings]]:
+    return {p.NAME: p for p in settings_parts()}
+
+
+@cache
+def builtin_keys() -> dict[str, dict[str, str]]:
+    """Suite keys built-in plugins validate themselves: ``{where: {key: plugin}}`` (static: reading a suite
+    imports no plugin)."""
+    out: dict[str, dict[str, str]] = {"suite": {}, "config": {}, "scenario": {}}
+    for b in builtins():
+        for where, keys in b.keys.items():
+            for k in keys:
+                out[where][k] = b.name
+    return out
+
+
+def defaults() -> dict[str, FeatureSettings]:
+    """Every built-in part with its defaults, by name."""
+    return {p.NAME: p() for p in settings_parts()}
+
+
+__all__ = ["REGISTRY", "BuiltinPlugin", "FeatureSettings", "builtin_keys", "builtins", "defaults", "settings_parts"]

@@ -115,6 +115,25 @@ def test_operators_are_deterministic() -> None:
     assert {m.split(".")[0] for m, _ in first} == set(CLASSES)
 
 
+def test_one_registry_and_one_mutant_type_for_the_structural_mutants() -> None:
+    """The config's classes are the registry's keys; a ``structure`` mutant is the registry's ``Mutant``
+    carrying the very edit ``structural_mutants`` (and so ``mutation_analysis``) makes."""
+    pytest.importorskip("agents")
+    from agentassay.features.mutation import OPERATORS, structural_mutants
+    from agentassay.features.structure import extract_manifest
+    from agentassay.integrations.adapters import load_adapter
+
+    assert tuple(OPERATORS) == CLASSES
+    suite = load_suite(CS)
+    config = parse_config(suite, classes="structure")
+    adapter = load_adapter(suite.agent.entry, search=[ROOT], model=suite.model, root=suite.root)
+    t = Target(suite, suite.agent.entry, adapter, config, suite.settings.seed, lambda m: None)
+    mutants = generate(t)
+    edits = structural_mutants(extract_manifest(adapter.agent, system=suite.name))
+    assert [m.edit for m in mutants] == list(edits) and edits
+    assert [m.id for m in mutants] == [f"structure.{e.id}" for e in edits]
+
+
 @pytest.mark.parametrize(
     ("edit", "args", "words"),
     [

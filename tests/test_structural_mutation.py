@@ -12,17 +12,22 @@ import pytest
 from agents import Agent, RunContextWrapper, function_tool, handoff
 from cs_manifest import customer_service
 
-from agentassay.features.structure._graph import obligations
-from agentassay.features.structure._model import RESTRICTED_CALL, AgentNode, Delegation, Manifest, ToolNode
-from agentassay.features.structure._mutation import (
-    MUTATION_SCHEMA,
+from agentassay.features.mutation._analysis import MUTATION_SCHEMA, mutation_analysis
+from agentassay.features.mutation._structural import (
     StructuralMutant,
     _agent_map,
     apply_to_agents,
     apply_to_manifest,
-    mutation_analysis,
-    parse_objective,
     structural_mutants,
+)
+from agentassay.features.structure._graph import obligations
+from agentassay.features.structure._model import (
+    RESTRICTED_CALL,
+    AgentNode,
+    Delegation,
+    Manifest,
+    ToolNode,
+    parse_objective,
 )
 from agentassay.integrations.adapters._openai_agents import (
     OpenAIAgentsAdapter,

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...spec import PROVIDERS, ModelConfig, SpecError, Suite
+from ._operators import OPERATORS
 
-CLASSES = ("prompt", "tool", "model", "context", "structure")
+# The operator classes, in registry order: read from the one registry (`_operators.OPERATORS`), never listed twice.
+CLASSES: tuple[str, ...] = tuple(OPERATORS)
 KEYS = ("operators", "prompts", "models", "max_mutants", "truncate")
 MODEL_KEYS = ("provider", "name", "behaviour", "base_url", "api_key_env", "temperature", "kind")
 MODEL_KINDS = ("swap", "downgrade")

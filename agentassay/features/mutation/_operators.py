@@ -12,7 +12,7 @@ to its mutants.
 * ``context`` (Def. 5.5): every scenario's input truncated, padded with a noise passage, or its
   sentences permuted.
 * ``structure`` (the coverage paper): the structural mutants of the workflow graph
-  (``agentassay.features.structure.structural_mutants``), applied to a cloned graph.
+  (``_structural.structural_mutants``: the graph edits), applied to a cloned graph.
 
 Every operator is deterministic (random choices come from a seed fixed by the suite's seed and the
 mutant), and every mutant has a readable id and a one-line diff. An operator that cannot apply to
@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import hashlib
 import random
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from ...spec import Suite
-from ._config import MutationConfig
+from ._mutant import Mutant, Mutated, Target
+from ._structural import clone_graph, structure_mutants
 
 SYNONYMS = {
     "helpful": "useful", "delegate": "assign", "answer": "reply to", "customer": "client", "question": "query",
@@ -53,62 +52,6 @@ OFFLINE_PROMPTS = (
     "not activated: the offline simulator does not read instructions, so a prompt mutation only changes its "
     "random draws, never its behaviour (run `agentassay mutate` with a real model to test prompts)"
 )
-
-
-@dataclass
-class Mutated:
-    """What a mutant changes for its trials: the adapter, the suite (its inputs), and a patch held while they run."""
-
-    adapter: Any = None  # None: the original agent
-    suite: Suite | None = None  # None: the original suite
-    patch: Callable[[], contextlib.AbstractContextManager[Any]] | None = None
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """One mutant: ``id`` (readable, stable), its class and operator, a one-line ``diff``, and how to build it."""
-
-    id: str
-    cls: str
-    operator: str
-    diff: str
-    build: Callable[[], Mutated] = field(compare=False, repr=False)
-    exclusive: bool = False  # patches shared state (a module's prompt): runs alone
-    not_run: str | None = None  # why it is reported without trials (the offline simulator and prompts)
-
-
-@dataclass
-class Target:
-    """The agent under test, as the operators see it."""
-
-    suite: Suite
-    entry: str
-    adapter: Any  # the original AgentAdapter
-    config: MutationConfig
-    seed: int
-    load: Callable[[Any], Any]  # ModelConfig -> adapter of the same entry on that model
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def sdk_agent(self) -> Any:
-        from ...integrations.adapters._resolve import is_sdk_agent
-
-        agent = getattr(self.adapter, "agent", None)
-        return agent if is_sdk_agent(agent) else None
-
-    def rng(self, *parts: object) -> random.Random:
-        digest = hashlib.blake2b("|".join(map(str, (self.seed, *parts))).encode(), digest_size=8).digest()
-        return random.Random(int.from_bytes(digest, "big"))
-
-    def sdk_adapter(self, entry_clone: Any, **kwargs: Any) -> Any:
-        """An Agents SDK adapter like the original, for a mutated clone of its graph."""
-        from ...integrations.adapters._openai_agents import OpenAIAgentsAdapter
-
-        a = self.adapter
-        return OpenAIAgentsAdapter(
-            entry_clone, model=a.model_config, max_turns=a.max_turns, module=self.entry.partition(":")[0],
-            root=a.root, **kwargs,
-        )
 
 
 def _slug(text: str) -> str:
@@ -199,8 +142,6 @@ def _import_module(name: str) -> Any:
 
 def _instructions(t: Target, agent_name: str, text: str) -> Callable[[], Mutated]:
     def build() -> Mutated:
-        from ..structure import clone_graph
-
         originals, clones = clone_graph(t.sdk_agent)
         for a in originals:
             if a.name == agent_name:
@@ -283,8 +224,6 @@ def _schema_noisy(tool: Any, param: str) -> Any:
 
 def _tools(t: Target, agent_name: str, change: Callable[[list[Any]], list[Any]]) -> Callable[[], Mutated]:
     def build() -> Mutated:
-        from ..structure import clone_graph
-
         originals, clones = clone_graph(t.sdk_agent)
         for a in originals:
             if a.name == agent_name:
@@ -298,8 +237,6 @@ def _tools(t: Target, agent_name: str, change: Callable[[list[Any]], list[Any]])
 def _faulty(t: Target, tool: str, mode: str) -> Callable[[], Mutated]:
     def build() -> Mutated:
         from ...integrations.adapters._probe import Probe
-        from ..structure import clone_graph
-
         _, clones = clone_graph(t.sdk_agent)  # the probe installs on the clones' tool lists, never the user's
         return Mutated(adapter=t.sdk_adapter(clones[id(t.sdk_agent)], probe=Probe(faults={tool: mode})))
 
@@ -363,30 +300,9 @@ def context_mutants(t: Target) -> list[Mutant]:
     return out
 
 
-# -- structure -------------------------------------------------------------------------------------
-
-
-def structure_mutants(t: Target) -> list[Mutant]:
-    agent = t.sdk_agent
-    if agent is None:
-        t.notes.append("structure: needs an OpenAI Agents SDK workflow; skipped")
-        return []
-    from ..structure import ManifestError, apply_to_agents, extract_manifest, structural_mutants
-
-    try:
-        manifest = extract_manifest(agent, system=t.suite.name)
-    except (ManifestError, ValueError) as exc:
-        t.notes.append(f"structure: the workflow could not be extracted ({exc}); skipped")
-        return []
-
-    def build(sm: Any) -> Callable[[], Mutated]:
-        return lambda: Mutated(adapter=t.sdk_adapter(apply_to_agents(agent, manifest, sm)))
-
-    return [Mutant(f"structure.{sm.id}", "structure", sm.operator, sm.description, build=build(sm))
-            for sm in structural_mutants(manifest)]
-
-
-REGISTRY: dict[str, Callable[[Target], list[Mutant]]] = {
+# The one registry: operator class -> operator. `generate` and the config's class list (`CLASSES`) both read
+# it, so a new class is one entry here.
+OPERATORS: dict[str, Callable[[Target], list[Mutant]]] = {
     "prompt": prompt_mutants,
     "tool": tool_mutants,
     "model": model_mutants,
@@ -397,7 +313,7 @@ REGISTRY: dict[str, Callable[[Target], list[Mutant]]] = {
 
 def generate(t: Target) -> list[Mutant]:
     """The mutants of the configured classes, in registry order, capped at ``max_mutants`` (the run ones first)."""
-    mutants = [m for cls in REGISTRY if cls in t.config.classes for m in REGISTRY[cls](t)]
+    mutants = [m for cls in OPERATORS if cls in t.config.classes for m in OPERATORS[cls](t)]
     cap = t.config.max_mutants
     if cap is not None and len([m for m in mutants if m.not_run is None]) > cap:
         runnable = [m for m in mutants if m.not_run is None]

@@ -4,7 +4,9 @@
 * ``obligations``, ``objectives``, ``merge_bundles``: Ω(S), rules R1–R4, obligation-preserving bundles;
 * ``observe`` and ``structural_coverage``: runtime witnesses and C1–C4 (C3 with inverted polarity);
 * ``realize`` / ``generate_suite``: DSPy-realized witness scenarios (imports DSPy only when called);
-* ``structural_mutants`` / ``mutation_analysis``: does the suite notice a changed workflow graph?
+* ``parse_objective``: an objective from its id (the inverse of ``Objective.id``).
+
+Structural mutants of this graph are operators of the mutation registry (``agentassay.features.mutation``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-# Lazy (PEP 562): `agentassay run` needs only the manifest error, not DSPy glue, mutants or YAML dumps.
+# Lazy (PEP 562): `agentassay run` needs only the manifest error, not DSPy glue or YAML dumps.
 _EXPORTS = {
     "AgentNode": "_model",
     "Bundle": "_model",
@@ -22,36 +24,30 @@ _EXPORTS = {
     "GenerateResult": "_generate",
     "Manifest": "_model",
     "ManifestError": "_manifest",
-    "MutationReport": "_mutation",
     "Objective": "_model",
     "Obligations": "_model",
     "Observation": "_model",
     "RESTRICTED_CALL": "_model",
     "RealizationReport": "_realize",
     "StructuralCoverage": "_coverage",
-    "StructuralMutant": "_mutation",
     "TOOL_NOT_FOUND": "_model",
     "ToolNode": "_model",
-    "apply_to_agents": "_mutation",
-    "apply_to_manifest": "_mutation",
-    "clone_graph": "_mutation",
     "derive_restrictions": "_manifest",
     "dump_manifest": "_manifest",
     "extract_manifest": "_extract",
     "generate_suite": "_generate",
     "load_manifest": "_manifest",
     "merge_bundles": "_graph",
-    "mutation_analysis": "_mutation",
     "objectives": "_graph",
     "obligations": "_graph",
     "observe": "_model",
     "parse_manifest": "_manifest",
+    "parse_objective": "_model",
     "reachable": "_graph",
     "realize": "_realize",
     "realizer_lm": "_realize",
     "slug": "_extract",
     "structural_coverage": "_coverage",
-    "structural_mutants": "_mutation",
     "witness_executor": "_generate",
 }
 
@@ -75,33 +71,27 @@ __all__ = [
     "GenerateResult",
     "Manifest",
     "ManifestError",
-    "MutationReport",
     "Objective",
     "Obligations",
     "Observation",
     "RealizationReport",
     "StructuralCoverage",
-    "StructuralMutant",
     "ToolNode",
-    "apply_to_agents",
-    "apply_to_manifest",
-    "clone_graph",
     "derive_restrictions",
     "dump_manifest",
     "extract_manifest",
     "generate_suite",
     "load_manifest",
     "merge_bundles",
-    "mutation_analysis",
     "objectives",
     "obligations",
     "observe",
     "parse_manifest",
+    "parse_objective",
     "reachable",
     "realize",
     "realizer_lm",
     "slug",
     "structural_coverage",
-    "structural_mutants",
     "witness_executor",
 ]

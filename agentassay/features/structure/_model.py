@@ -12,6 +12,7 @@ and the trace format is AgentAssay's own (``agentassay.traces``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -271,3 +272,25 @@ def observe(trace: Trace, manifest: Manifest) -> Observation:
     return Observation(
         frozenset(agents), frozenset(tools), frozenset(restricted), frozenset(delegations), tuple(ambiguous)
     )
+
+
+# -- objective ids --------------------------------------------------------------------------------
+_OBJECTIVE = re.compile(r"^\s*(Reach|UseTool|RestrictTool|Delegate)\((.*)\)\s*$")
+_KINDS = {
+    "Reach": ("reach", 1),
+    "UseTool": ("use_tool", 2),
+    "RestrictTool": ("restrict_tool", 2),
+    "Delegate": ("delegate", 2),
+}
+
+
+def parse_objective(text: str) -> Objective:
+    """The objective of an id such as ``"UseTool(faq_agent, faq_lookup_tool)"`` (inverse of ``Objective.id``)."""
+    match = _OBJECTIVE.match(text)
+    if match is None:
+        raise ValueError(f"not an objective id: {text!r} (expected e.g. 'Reach(a)' or 'Delegate(a, b)')")
+    kind, arity = _KINDS[match.group(1)]
+    subject = tuple(p.strip() for p in match.group(2).split(","))
+    if len(subject) != arity or not all(subject):
+        raise ValueError(f"objective {text!r}: {match.group(1)} takes {arity} id(s)")
+    return Objective(kind, subject)  # type: ignore[arg-type]

@@ -1,6 +1,6 @@
-"""Structural mutation analysis over workflow graphs (the next step proposed in paper Sec. VI).
+"""The ``structure`` operator class: structural mutants of the workflow graph (coverage paper, Sec. VI).
 
-A *structural mutant* changes one element of the coordination graph:
+A *structural mutant* (``StructuralMutant``, a graph edit) changes one element of the coordination graph:
 
 * ``delete_allowed_edge(a, t)``: agent ``a`` loses its allowed tool ``t`` (each edge of T_allow);
 * ``remove_restriction(a, t)``: the restricted tool ``t`` becomes available to ``a`` (each edge of
@@ -9,17 +9,11 @@ A *structural mutant* changes one element of the coordination graph:
   reachable agent (in manifest order) other than ``a`` and ``b``; no mutant when there is none;
 * ``disconnect_agent(b)``: every delegation into ``b`` is removed (each reachable non-entry agent).
 
-A mutant is applied to the manifest (``apply_to_manifest``) or to the real OpenAI Agents SDK agent
-graph (``apply_to_agents``, which clones every reachable agent and never touches the originals).
-``mutation_analysis`` runs a structural test suite on the original and on every mutant with the
-same seeds and reports which mutants the suite detects (kills): a structurally adequate suite
-should kill the mutants of the structure it claims to cover.
-
-Mind what a kill means with a model in the loop: a mutation also changes what the affected agents
-are shown (their tool and handoff lists), so a real model, and equally the seeded offline
-simulator (whose draws hash everything an agent is shown), may choose differently even on paths
-the mutation did not touch. Such kills are real differences in behaviour, but not always the
-mechanism the mutant names; the per-test reasons say what changed.
+An edit is applied to the manifest (``apply_to_manifest``) or to the real OpenAI Agents SDK agent
+graph (``apply_to_agents``, which clones every reachable agent with ``clone_graph`` and never touches
+the originals). ``structure_mutants`` is the registry's operator: each edit becomes a ``Mutant``
+(id ``structure.<edit id>``, ``edit`` set) that ``agentassay mutate`` checks with the gate;
+``_analysis.mutation_analysis`` runs the very same edits against a structural test suite.
 """
 
 from __future__ import annotations
@@ -27,40 +21,31 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import re
 import types
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ...integrations.adapters._base import AgentRunError, describe_exception
-from ...integrations.adapters._transient import is_transient
-from ...traces import Action, Trace
-from ._graph import obligations
-from ._model import RESTRICTED_CALL, TOOL_NOT_FOUND, Edge, Manifest, Objective, observe
+from ._mutant import Mutant, Mutated, Target
+
+if TYPE_CHECKING:
+    from ..structure._model import Manifest
 
 __all__ = [
-    "MUTATION_SCHEMA",
-    "OPERATORS",
-    "BaselineRun",
-    "MutantResult",
-    "MutationReport",
+    "STRUCTURAL_OPERATORS",
     "StructuralMutant",
     "apply_to_agents",
     "apply_to_manifest",
     "clone_graph",
-    "mutation_analysis",
-    "parse_objective",
     "structural_mutants",
+    "structure_mutants",
 ]
-
-MUTATION_SCHEMA = "agentassay.structural-mutation/1"
 
 MutationOperator = Literal[
     "delete_allowed_edge", "remove_restriction", "retarget_delegation", "disconnect_agent"
 ]
-OPERATORS: tuple[MutationOperator, ...] = (
+STRUCTURAL_OPERATORS: tuple[MutationOperator, ...] = (
     "delete_allowed_edge",
     "remove_restriction",
     "retarget_delegation",
@@ -89,7 +74,9 @@ class StructuralMutant:
 
 
 def structural_mutants(m: Manifest) -> tuple[StructuralMutant, ...]:
-    """Every mutant of ``m``, grouped by operator (in ``OPERATORS`` order), each in manifest order."""
+    """Every mutant of ``m``, grouped by operator (in ``STRUCTURAL_OPERATORS`` order), each in manifest order."""
+    from ..structure._graph import obligations
+
     o = obligations(m)
     out: list[StructuralMutant] = []
     for a, t in o.allowed:
@@ -294,8 +281,8 @@ def clone_graph(entry: Any) -> tuple[list[Any], dict[int, Any]]:
     handoffs and ``as_tool`` tools relinked to the clones: ``(originals, {id(original): clone})``.
 
     The originals, their lists and their handoff/tool objects are never modified, so a mutation of a
-    clone cannot leak into the user's objects (the mutation operators of ``agentassay.features.mutation`` and
-    ``apply_to_agents`` both start from it).
+    clone cannot leak into the user's objects (every registry operator that edits an SDK graph, and
+    ``apply_to_agents``, starts from it).
     """
     sdk = _sdk()
     if not isinstance(entry, sdk.Agent):
@@ -456,261 +443,23 @@ def apply_to_agents(entry: Any, m: Manifest, mutant: StructuralMutant) -> Any:
     return clones[id(entry)]
 
 
-# -- mutation analysis ----------------------------------------------------------------------------
-_OBJECTIVE = re.compile(r"^\s*(Reach|UseTool|RestrictTool|Delegate)\((.*)\)\s*$")
-_KINDS = {
-    "Reach": ("reach", 1),
-    "UseTool": ("use_tool", 2),
-    "RestrictTool": ("restrict_tool", 2),
-    "Delegate": ("delegate", 2),
-}
+# -- the registry's operator ----------------------------------------------------------------------
+def structure_mutants(t: Target) -> list[Mutant]:
+    """The ``structure`` class: one ``Mutant`` per structural mutant of the extracted workflow graph."""
+    agent = t.sdk_agent
+    if agent is None:
+        t.notes.append("structure: needs an OpenAI Agents SDK workflow; skipped")
+        return []
+    from ..structure import ManifestError, extract_manifest
 
+    try:
+        manifest = extract_manifest(agent, system=t.suite.name)
+    except (ManifestError, ValueError) as exc:
+        t.notes.append(f"structure: the workflow could not be extracted ({exc}); skipped")
+        return []
 
-def parse_objective(text: str) -> Objective:
-    """The objective of an id such as ``"UseTool(faq_agent, faq_lookup_tool)"`` (inverse of ``Objective.id``)."""
-    match = _OBJECTIVE.match(text)
-    if match is None:
-        raise ValueError(f"not an objective id: {text!r} (expected e.g. 'Reach(a)' or 'Delegate(a, b)')")
-    kind, arity = _KINDS[match.group(1)]
-    subject = tuple(p.strip() for p in match.group(2).split(","))
-    if len(subject) != arity or not all(subject):
-        raise ValueError(f"objective {text!r}: {match.group(1)} takes {arity} id(s)")
-    return Objective(kind, subject)  # type: ignore[arg-type]
+    def build(sm: StructuralMutant) -> Callable[[], Mutated]:
+        return lambda: Mutated(adapter=t.sdk_adapter(apply_to_agents(agent, manifest, sm)))
 
-
-@dataclass(frozen=True)
-class BaselineRun:
-    """One test on the original workflow: what it aims at and what its trace witnessed.
-
-    ``broken`` are restricted edges (of the original manifest) the original itself really called;
-    they do not count against mutants.
-    """
-
-    name: str
-    seed: int
-    objectives: tuple[str, ...]
-    witnessed: tuple[str, ...]
-    error: str | None = None
-    broken: tuple[Edge, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "seed": self.seed,
-            "objectives": list(self.objectives),
-            "witnessed": list(self.witnessed),
-            "error": self.error,
-            "broken_restrictions": [list(e) for e in self.broken],
-        }
-
-
-@dataclass(frozen=True)
-class MutantResult:
-    """The verdict on one mutant: every (test, reason) that detected it; ``error`` if it did not apply."""
-
-    mutant: StructuralMutant
-    kills: tuple[tuple[str, str], ...] = ()
-    error: str | None = None
-
-    @property
-    def killed(self) -> bool:
-        return bool(self.kills)
-
-    @property
-    def killed_by(self) -> str | None:
-        return self.kills[0][0] if self.kills else None
-
-    @property
-    def reason(self) -> str | None:
-        return self.kills[0][1] if self.kills else None
-
-    @property
-    def status(self) -> str:
-        return "invalid" if self.error is not None else "killed" if self.killed else "survived"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.mutant.id,
-            "operator": self.mutant.operator,
-            "target": list(self.mutant.target),
-            "description": self.mutant.description,
-            "status": self.status,
-            "killed": self.killed,
-            "killed_by": self.killed_by,
-            "reason": self.reason,
-            "kills": [{"test": t, "reason": r} for t, r in self.kills],
-            "error": self.error,
-        }
-
-
-@dataclass(frozen=True)
-class MutationReport:
-    """Mutation analysis of one suite: baselines, per-mutant verdicts, and the score."""
-
-    system: str
-    tests: tuple[BaselineRun, ...]
-    results: tuple[MutantResult, ...]
-
-    @property
-    def applicable(self) -> tuple[MutantResult, ...]:
-        return tuple(r for r in self.results if r.error is None)
-
-    @property
-    def killed(self) -> tuple[MutantResult, ...]:
-        return tuple(r for r in self.applicable if r.killed)
-
-    @property
-    def survived(self) -> tuple[MutantResult, ...]:
-        return tuple(r for r in self.applicable if not r.killed)
-
-    @property
-    def score(self) -> float:
-        """killed / applicable mutants (1.0, vacuously, when there are none)."""
-        total = len(self.applicable)
-        return 1.0 if total == 0 else len(self.killed) / total
-
-    def result(self, mutant_id: str) -> MutantResult:
-        for r in self.results:
-            if r.mutant.id == mutant_id:
-                return r
-        raise KeyError(mutant_id)
-
-    def summary(self) -> str:
-        return (
-            f"mutation score {len(self.killed)}/{len(self.applicable)} ({self.score:.2f}); "
-            f"survived: {', '.join(r.mutant.id for r in self.survived) or 'none'}"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema": MUTATION_SCHEMA,
-            "system": self.system,
-            "score": self.score,
-            "total": len(self.applicable),
-            "killed": len(self.killed),
-            "survived": len(self.survived),
-            "invalid": len(self.results) - len(self.applicable),
-            "tests": [t.to_dict() for t in self.tests],
-            "mutants": [r.to_dict() for r in self.results],
-        }
-
-
-def _restriction_index(m: Manifest) -> dict[tuple[str, str], tuple[Edge, ...]]:
-    """(agent name, tool name) → the restricted edges with those names, where no allowed edge has them."""
-
-    def names(e: Edge) -> tuple[str, str] | None:
-        try:
-            return (m.agent(e[0]).name, m.tool(e[1]).name)
-        except KeyError:
-            return None
-
-    allowed = {n for e in m.allow if (n := names(e)) is not None}
-    out: dict[tuple[str, str], list[Edge]] = {}
-    for e in dict.fromkeys(m.restrict):
-        n = names(e)
-        if n is not None and n not in allowed:
-            out.setdefault(n, []).append(e)
-    return {k: tuple(v) for k, v in out.items()}
-
-
-def _broken(trace: Trace, index: dict[tuple[str, str], tuple[Edge, ...]]) -> tuple[Edge, ...]:
-    """Restricted edges the trace really called (a call not refused by the restriction stub)."""
-    found: dict[Edge, None] = {}
-    for step in trace.steps:
-        if step.action is not Action.CALL_TOOL or not step.tool or not step.agent:
-            continue
-        error = step.error or ""
-        if error == RESTRICTED_CALL or error.startswith(TOOL_NOT_FOUND):
-            continue
-        for e in index.get((step.agent, step.tool), ()):
-            found.setdefault(e, None)
-    return tuple(found)
-
-
-def mutation_analysis(
-    m: Manifest,
-    tests: Sequence[tuple[str, str, Iterable[str]]],
-    run: Callable[[Any, str, int], Trace],
-    *,
-    agent: Any = None,
-    mutants: Iterable[StructuralMutant] | None = None,
-    seed: int = 0,
-) -> MutationReport:
-    """Run a structural test suite against every structural mutant and report which it detects.
-
-    ``tests``: ``(name, input_text, objective_ids)``, e.g. ``("baggage", "How much baggage can I
-    bring?", ["Delegate(triage_agent, faq_agent)", "UseTool(faq_agent, faq_lookup_tool)"])``.
-    ``run(entry, input_text, seed) -> Trace`` executes one trial; ``entry`` is the (mutated) SDK
-    entry agent when ``agent`` is given (mutants applied with ``apply_to_agents``), otherwise the
-    (mutated) ``Manifest`` (``apply_to_manifest``), for runtimes that execute a manifest.
-
-    Test ``i`` runs with seed ``seed + i`` on the original and on every mutant. A trial that fails
-    (``AgentRunError``, whose partial trace is kept, or a trace with ``error`` set) witnesses none
-    of its objectives; on a mutant, any other non-transient exception from ``run`` is such a failed
-    trial too (the harness could not run the mutated workflow), while on the original it propagates. A mutant is *killed* when some test's set of witnessed objectives differs
-    from the original's, or when a trace shows a real (not refused) call on an edge the original
-    manifest restricts and the original run of that test did not. Observations always map names
-    through the *original* manifest. Mutants that cannot be applied are reported ``invalid`` and
-    left out of the score (killed / applicable).
-    """
-    suite = [
-        (str(name), str(text), tuple(parse_objective(x) for x in ids), seed + i)
-        for i, (name, text, ids) in enumerate(tests)
-    ]
-    restricted = _restriction_index(m)
-
-    def trial(
-        subject: Any, text: str, s: int, wanted: tuple[Objective, ...], *, mutated: bool
-    ) -> BaselineRun:
-        try:
-            trace = run(subject, text, s)
-            error = trace.error
-        except AgentRunError as exc:
-            trace = exc.trace if exc.trace is not None else Trace(error=describe_exception(exc))
-            error = trace.error or describe_exception(exc)
-        except Exception as exc:
-            # the harness could not run the mutated workflow at all (e.g. a probe naming an agent
-            # the mutant made unreachable): a failed trial. On the original, or when transient, raise.
-            if not mutated or is_transient(exc):
-                raise
-            trace = Trace(error=describe_exception(exc))
-            error = trace.error
-        if error is None:
-            obs = observe(trace, m)
-            witnessed = tuple(q.id for q in wanted if obs.witnesses(q))
-        else:
-            witnessed = ()
-        return BaselineRun("", s, tuple(q.id for q in wanted), witnessed, error, _broken(trace, restricted))
-
-    baselines = tuple(
-        replace(trial(agent if agent is not None else m, text, s, wanted, mutated=False), name=name)
-        for name, text, wanted, s in suite
-    )
-    results: list[MutantResult] = []
-    for mutant in structural_mutants(m) if mutants is None else mutants:
-        try:
-            subject = apply_to_agents(agent, m, mutant) if agent is not None else apply_to_manifest(m, mutant)
-        except ValueError as exc:
-            results.append(MutantResult(mutant, error=str(exc)))
-            continue
-        kills: list[tuple[str, str]] = []
-        for (name, text, wanted, s), base in zip(suite, baselines, strict=True):
-            got = trial(subject, text, s, wanted, mutated=True)
-            reasons = []
-            lost = [q for q in base.witnessed if q not in got.witnessed]
-            gained = [q for q in got.witnessed if q not in base.witnessed]
-            if lost:
-                reasons.append("no longer witnesses " + ", ".join(lost))
-            if gained:
-                reasons.append("now witnesses " + ", ".join(gained))
-            if (lost or gained) and got.error is not None and base.error is None:
-                reasons.append(f"the run failed: {got.error}")
-            new_broken = [e for e in got.broken if e not in base.broken]
-            if new_broken:
-                reasons.append(
-                    "real call on restricted edge " + ", ".join(f"{a} → {t}" for a, t in new_broken)
-                )
-            if reasons:
-                kills.append((name, "; ".join(reasons)))
-        results.append(MutantResult(mutant, tuple(kills)))
-    return MutationReport(m.system, baselines, tuple(results))
+    return [Mutant(f"structure.{sm.id}", "structure", sm.operator, sm.description, build=build(sm), edit=sm)
+            for sm in structural_mutants(manifest)]

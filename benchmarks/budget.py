@@ -1,6 +1,6 @@
 """Adaptive budget (agentassay.features.fingerprints.plan_budget): is the planned power the achieved power?
 
-    python benchmarks/budget.py           # full run -> docs/budget.{md,json}
+    python benchmarks/budget.py           # full run -> benchmarks/results/budget.json, docs/budget.md
     python benchmarks/budget.py --quick   # small run, for CI smoke checks
 
 For three baseline feature families (independent Gaussian, d = 8; correlated, d = 14 with constant
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentassay.features.fingerprints import BudgetPlan, fingerprint_test, plan_budget, planned_power  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 ALPHA, BETA = 0.05, 0.10
 SEED = 20261123
@@ -345,6 +345,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = parser(__doc__)
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (results do not depend on it)")
     args = ap.parse_args(argv)
+    if args.render:
+        write_report(args, "budget", load_result(args, "budget"), markdown)
+        return
     timer = Timer()
     reps, draws = (150, 50) if args.quick else (1500, 200)
     rows, spread = run(reps, draws, max(1, args.jobs))
@@ -362,7 +365,7 @@ def main(argv: list[str] | None = None) -> None:
         calibration_spread=spread,
         seconds=timer.seconds,
     )
-    write_report(args.out, "budget", result, markdown(result), seconds=result["seconds"])
+    write_report(args, "budget", result, markdown, seconds=result["seconds"])
 
 
 if __name__ == "__main__":

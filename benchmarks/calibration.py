@@ -1,6 +1,6 @@
 """Calibration of every decision procedure in agentassay.stats, on a grid of truths.
 
-    python benchmarks/calibration.py            # full grid -> docs/calibration.{md,json}
+    python benchmarks/calibration.py            # full grid -> benchmarks/results/calibration.json, docs/calibration.md
     python benchmarks/calibration.py --quick    # small grid, for CI smoke runs
 
 Grid: true rate r in {0.5, 0.7, 0.8, 0.9, 0.95} x delta in {0.05, 0.10, 0.15} x n per arm in
@@ -49,7 +49,7 @@ from agentassay.stats._onesample import threshold_codes  # noqa: E402
 from agentassay.stats._regression import regression_codes, verdict_probability  # noqa: E402
 from agentassay.stats._sprt import TrialCountDistribution  # noqa: E402
 from agentassay.stats._verdict import CODE_FAIL, CODE_PASS  # noqa: E402
-from benchmarks._harness import Timer, parser, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, today, write_report  # noqa: E402
 
 ALPHA = 0.05
 RATES = (0.5, 0.7, 0.8, 0.9, 0.95)
@@ -330,6 +330,11 @@ def check(results: dict) -> dict[str, dict]:
     return out
 
 
+def _rates(p: float | list[float] | tuple[float, ...]) -> str:
+    """A true rate, or a pair shown as the tuple it was measured as (a list once read back from JSON)."""
+    return str(tuple(p)) if isinstance(p, list | tuple) else str(p)
+
+
 def render(results: dict, summary: dict, mc: list[dict], fwer: list[dict], meta: dict) -> str:
     desc = {k: v[0] for k, v in (TWO_SAMPLE | ONE_SAMPLE | SEQUENTIAL).items()}
     L = [
@@ -409,7 +414,7 @@ def render(results: dict, summary: dict, mc: list[dict], fwer: list[dict], meta:
         wald = "" if m["trials_wald"] is None else f"{m['trials_wald']:.1f}"
         rel = "" if m["exact_vs_wald"] is None else f"{m['exact_vs_wald']:+.1%}"
         L.append(
-            f"| {m['design']} | {m['p']} | {m['fail_exact']:.4f} | {m['fail_mc']:.4f} | {m['fail_z']:+.2f} | "
+            f"| {m['design']} | {_rates(m['p'])} | {m['fail_exact']:.4f} | {m['fail_mc']:.4f} | {m['fail_z']:+.2f} | "
             f"{m['trials_exact']:.2f} | {m['trials_mc']:.2f} | {m['trials_z']:+.2f} | {wald} | {rel} |"
         )
     zs = [m["fail_z"] for m in mc] + [m["trials_z"] for m in mc]
@@ -439,10 +444,18 @@ def render(results: dict, summary: dict, mc: list[dict], fwer: list[dict], meta:
     return "\n".join(L)
 
 
+def render_data(data: dict) -> str:
+    """The page from the JSON's sections."""
+    return render(data["cells"], data["summary"], data["monte_carlo"], data["fwer"], data["meta"])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = parser(__doc__, quick_help="small grid (CI smoke run)")
     ap.add_argument("--reps", type=int, default=10_000, help="Monte-Carlo repetitions per cross-check")
     args = ap.parse_args(argv)
+    if args.render:
+        write_report(args, "calibration", load_result(args, "calibration"), render_data)
+        return 0
     rates, deltas, ns = ((0.5, 0.9), (0.1,), (10, 20)) if args.quick else (RATES, DELTAS, NS)
     reps = min(args.reps, 2000) if args.quick else args.reps
     rng = np.random.default_rng(SEED)
@@ -463,8 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         "reps": reps,
     }
     data = {"meta": meta, "summary": summary, "cells": results, "monte_carlo": mc, "fwer": fwer}
-    md = render(results, summary, mc, fwer, meta)
-    write_report(args.out, "calibration", data, md, indent=1, trailing_newline=False, seconds=timer.seconds)
+    write_report(args, "calibration", data, render_data, indent=1, trailing_newline=False, seconds=timer.seconds)
     failing = [k for k, v in summary.items() if v["cells_over_bound"] and not v["reference"]]
     for k, v in summary.items():
         tag = "reference" if v["reference"] else ("OVER BOUND" if v["cells_over_bound"] else "ok")

@@ -1,6 +1,6 @@
 """Behavioural contracts in the gate: false-alarm rate and power of the run-time and the check-time test.
 
-    python benchmarks/contracts.py           # full run -> docs/contracts.json and the figures in docs/contracts.md
+    python benchmarks/contracts.py           # full run -> benchmarks/results/contracts.json and the figures in docs/contracts.md
     python benchmarks/contracts.py --quick   # small run, for CI smoke checks
 
 One scenario with one contract, alpha = 0.05: the contract holds ``SHARE`` = 0.15 of alpha, so the gate
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -33,7 +34,7 @@ from agentassay.features.contracts import _plugin as plugin  # noqa: E402
 from agentassay.gate import Candidate, GatePlan, ScenarioVerdict, decide  # noqa: E402
 from agentassay.spec import Settings  # noqa: E402
 from agentassay.stats import Verdict  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 ALPHA, BETA, MARGIN = 0.05, 0.10, 0.10
 SEED = 20261216
@@ -238,8 +239,17 @@ def splice(text: str | None, generated: str) -> str:
     return text.rstrip("\n") + "\n\n" + generated + "\n"
 
 
+def page(result: dict[str, Any]) -> Callable[[str | None], str]:
+    """The generated part of docs/contracts.md, spliced into the page."""
+    return lambda text: splice(text, block(result))
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        result = load_result(args, "contracts")
+        write_report(args, "contracts", result, page)
+        return result
     timer = Timer()
     rows = run(args.quick)
     result = run_info(
@@ -252,10 +262,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         rows=rows,
         seconds=timer.seconds,
     )
-    generated = block(result)
-    write_report(
-        args.out, "contracts", result, lambda text: splice(text, generated), seconds=result["seconds"]
-    )
+    write_report(args, "contracts", result, page, seconds=result["seconds"])
     return result
 
 

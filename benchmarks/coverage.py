@@ -1,6 +1,6 @@
 """Behavioural coverage (agentassay.features.coverage): speed on a stored suite, and how honest Chao1 is.
 
-    python benchmarks/coverage.py           # full run -> docs/coverage-behavioural.{json,md}
+    python benchmarks/coverage.py           # full run -> benchmarks/results/coverage-behavioural.json, docs/coverage-behavioural.md
     python benchmarks/coverage.py --quick   # small run, for smoke checks
 
 (a) Speed: 10,000 synthetic traces of a five-agent airline workflow (triage routing to FAQ, seat,
@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from agentassay.features.coverage import behavioural_coverage, coverage_from_store  # noqa: E402
 from agentassay.integrations.adapters._base import ToolInfo  # noqa: E402
 from agentassay.traces import Action, Cost, Step, Trace, TraceMetadata, TraceStore  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 SEED = 20261124
 BEGIN, END = "<!-- BEGIN GENERATED: benchmarks/coverage.py -->", "<!-- END GENERATED: benchmarks/coverage.py -->"
@@ -417,8 +418,17 @@ def splice(block: str, text: str | None) -> str:
     return text.rstrip("\n") + "\n\n" + block + "\n"
 
 
+def page(result: dict[str, Any]) -> Callable[[str | None], str]:
+    """The generated section of docs/coverage-behavioural.md, spliced into the page."""
+    return lambda text: splice(markdown(result), text)
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        result = load_result(args, "coverage-behavioural")
+        write_report(args, "coverage-behavioural", result, page)
+        return result
     q = args.quick
     timer = Timer()
     result: dict[str, Any] = run_info(
@@ -447,8 +457,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               f"largest once d>=20 {m['largest_fall_d_ge_20']:.3f}")
     print(f"total {result['seconds']:.1f} s")
 
-    block = markdown(result)
-    write_report(args.out, "coverage-behavioural", result, lambda text: splice(block, text))
+    write_report(args, "coverage-behavioural", result, page)
     return result
 
 

@@ -1,7 +1,7 @@
 """Is the gate decisive at its shipped defaults? An unchanged agent should DEPLOY, a regressed one BLOCK.
 
-    python benchmarks/decisiveness.py           # -> docs/decisiveness.{md,json}
-    python benchmarks/decisiveness.py --quick --out /tmp/d   # 300 suites a cell, for smoke checks
+    python benchmarks/decisiveness.py           # -> benchmarks/results/decisiveness.json, docs/decisiveness.md
+    python benchmarks/decisiveness.py --quick --out /tmp/d --docs /tmp/d   # 300 suites a cell, smoke checks
 
 Every suite goes through the real gate: ``monitor_for`` gives each scenario the test and the levels a
 default ``check`` gives it (FAIL at alpha x (1 - fingerprint share) / m, PASS at alpha; the shipped
@@ -28,7 +28,6 @@ Figures per cell, each from ``reps`` simulated suites:
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from dataclasses import replace
@@ -54,7 +53,7 @@ from agentassay.spec import Scenario, Settings  # noqa: E402
 from agentassay.stats import Decision, Verdict  # noqa: E402
 from agentassay.stats._regression import regression_codes, verdict_probability  # noqa: E402
 from agentassay.stats._verdict import CODE_PASS  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SEED = 20261126
 MS = (1, 4, 10)
@@ -334,11 +333,10 @@ def markdown(result: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = parser(__doc__)
     ap.add_argument("--reps", type=int, default=None, help="suites a cell (default 2,000; --quick 300)")
-    ap.add_argument("--render", action="store_true", help="rewrite decisiveness.md from decisiveness.json")
     args = ap.parse_args(argv)
     if args.render:
-        result = json.loads((args.out / "decisiveness.json").read_text(encoding="utf-8"))
-        (args.out / "decisiveness.md").write_text(markdown(result), encoding="utf-8")
+        result = load_result(args, "decisiveness")
+        write_report(args, "decisiveness", result, markdown)
         return result
     reps = args.reps or (300 if args.quick else 2000)
     timer = Timer()
@@ -350,7 +348,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         looks=10, rows=rows, alternatives=alts, seconds=timer.seconds,
     )
     result["checks"] = checks(rows, s.alpha)
-    write_report(args.out, "decisiveness", result, markdown(result), seconds=result["seconds"])
+    write_report(args, "decisiveness", result, markdown, seconds=result["seconds"])
     return result
 
 

@@ -1,6 +1,6 @@
 """Speed, calibration and power of behavioural fingerprints (agentassay.features.fingerprints).
 
-    python benchmarks/fingerprints.py           # full run -> docs/fingerprints.{md,json}
+    python benchmarks/fingerprints.py           # full run -> benchmarks/results/fingerprints.json, docs/fingerprints.md
     python benchmarks/fingerprints.py --quick   # small run, for CI smoke checks
 
 Measures (a) extraction throughput on synthetic traces shaped like the customer-service example
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from agentassay.features.fingerprints import extract, extract_pair, fingerprint_test  # noqa: E402
 from agentassay.traces._model import Action, Cost, Step, Trace  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 ALPHA = 0.05
 SEED = 20261122
@@ -234,6 +234,9 @@ def markdown(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        write_report(args, "fingerprints", load_result(args, "fingerprints"), markdown)
+        return
     rng = np.random.default_rng(SEED)
     timer = Timer()
     q = args.quick
@@ -253,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     result["seconds"] = timer.seconds
     print(json.dumps(result, indent=2))
-    write_report(args.out, "fingerprints", result, markdown(result))
+    write_report(args, "fingerprints", result, markdown)
 
 
 if __name__ == "__main__":

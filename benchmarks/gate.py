@@ -1,6 +1,6 @@
 """The gate's suite-level false-alarm rate and power when several kinds of evidence share alpha.
 
-    python benchmarks/gate.py           # full run -> docs/gate.{md,json}
+    python benchmarks/gate.py           # full run -> benchmarks/results/gate.json, docs/gate.md
     python benchmarks/gate.py --quick   # small run, for CI smoke checks
 
 A fixed-n ``check`` with fingerprints: each scenario's pass-rate test (the exact one-sided Fisher
@@ -32,7 +32,7 @@ from agentassay.stats import Verdict  # noqa: E402
 from agentassay.stats._exact import regression_pvalues  # noqa: E402
 from agentassay.stats._regression import regression_codes  # noqa: E402
 from agentassay.stats._verdict import VERDICT_OF_CODE  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 ALPHA, BETA, DELTA, SHARE = 0.05, 0.10, 0.10, 0.5
 SEED = 20261123
@@ -145,12 +145,15 @@ def markdown(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        write_report(args, "gate", load_result(args, "gate"), markdown)
+        return
     timer = Timer()
     rows = run(args.quick)
     from benchmarks._harness import today
 
     result = run_info(args.quick, date=today(), seed=SEED, alpha=ALPHA, share=SHARE, rows=rows, seconds=timer.seconds)
-    write_report(args.out, "gate", result, markdown(result), seconds=result["seconds"])
+    write_report(args, "gate", result, markdown, seconds=result["seconds"])
 
 
 if __name__ == "__main__":

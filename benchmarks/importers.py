@@ -1,6 +1,6 @@
 """Import speed and memory: 100,000 GenAI spans in under 10 s, in memory that does not grow with the file.
 
-    python benchmarks/importers.py           # 10k and 100k spans -> docs/importers.json, figures in docs/trace-first.md
+    python benchmarks/importers.py           # 10k and 100k spans -> benchmarks/results/importers.json, figures in docs/trace-first.md
     python benchmarks/importers.py --quick   # 2k and 20k spans, for CI smoke checks
 
 Each file holds traces of 10 spans (an ``invoke_agent`` root, 5 ``chat`` and 4 ``execute_tool`` spans
@@ -22,13 +22,14 @@ import random
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SEED = 20261123
 SPANS_PER_TRACE = 10
@@ -247,7 +248,7 @@ def figures(result: dict[str, Any]) -> str:
         BEGIN,
         f"Measured {result['date']} on {result['platform']}, Python {result['python']}, {result['cpus']} CPUs, "
         f"1-minute load average {result['load_average'][0]} before and {result['load_average'][1]} after "
-        f"(`python benchmarks/importers.py`; every figure in docs/importers.json). An interpreter that only "
+        f"(`python benchmarks/importers.py`; every figure in benchmarks/results/importers.json). An interpreter that only "
         f"imports the package peaks at {result['baseline_rss_mb']} MB RSS.",
         "",
         "| layout | spans | traces | file | import | spans/s | peak RSS | Python heap peak |",
@@ -275,26 +276,28 @@ def figures(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def update_doc(doc: Path, block: str) -> bool:
-    """Replace the figures block of docs/trace-first.md (its markers must exist); False if there is none."""
-    if not doc.is_file():
-        return False
-    text = doc.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        return False
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    doc.write_text(head + block + tail, encoding="utf-8")
-    return True
+def page(result: dict[str, Any]) -> Callable[[str | None], str | None]:
+    """The figures block of docs/trace-first.md, put between its markers; None (the page left alone)
+    when there is no page or it has no markers."""
+
+    def update(text: str | None) -> str | None:
+        if text is None or BEGIN not in text or END not in text:
+            return None
+        head, rest = text.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        return head + figures(result) + tail
+
+    return update
 
 
-def main() -> None:
-    args = parser(__doc__).parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = parser(__doc__).parse_args(argv)
+    if args.render:
+        write_report(args, "importers", load_result(args, "importers"), page, page="trace-first")
+        return
     timer = Timer()
     result = run(args.quick)
-    write_report(args.out, "importers", result, seconds=timer.seconds)
-    if update_doc(args.out / "trace-first.md", figures(result)):
-        print(f"updated the figures in {args.out / 'trace-first.md'}")
+    write_report(args, "importers", result, page, page="trace-first", seconds=timer.seconds)
 
 
 if __name__ == "__main__":

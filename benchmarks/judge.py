@@ -1,6 +1,6 @@
 """Does the judge's noise attribution recover a judge of known noise?
 
-    python benchmarks/judge.py           # full run -> docs/judge.json and the figures block of docs/judge.md
+    python benchmarks/judge.py           # full run -> benchmarks/results/judge.json and the figures block of docs/judge.md
     python benchmarks/judge.py --quick   # small run, for CI smoke checks
 
 A simulated judge with flip rate f: each of its k repeats grades a trace's truth flipped with
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from agentassay.features.judge import JudgeConfig, attribution, grade_traces  # noqa: E402
 from agentassay.spec import ModelConfig  # noqa: E402
 from agentassay.traces import Trace  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SEED = 20261216
 FLIPS = (0.0, 0.05, 0.15)
@@ -259,14 +260,22 @@ def splice(block: str, text: str | None) -> str:
     return text.rstrip("\n") + "\n\n" + block + "\n"
 
 
+def page(result: dict[str, Any]) -> Callable[[str | None], str]:
+    """The generated block of docs/judge.md, spliced into the page."""
+    return lambda text: splice(markdown_block(result), text)
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        result = load_result(args, "judge")
+        write_report(args, "judge", result, page)
+        return result
     timer = Timer()
     found = run(args.quick)
     result = run_info(args.quick, date=today(), seed=SEED, **found, seconds=timer.seconds)
     result["pooled"] = pooled(result["rows"])
-    block = markdown_block(result)
-    write_report(args.out, "judge", result, lambda text: splice(block, text), seconds=result["seconds"])
+    write_report(args, "judge", result, page, seconds=result["seconds"])
     return result
 
 

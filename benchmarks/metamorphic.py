@@ -1,6 +1,6 @@
 """Metamorphic relations in the gate: false-alarm rate and power of the relation test (Prop. 6.1).
 
-    python benchmarks/metamorphic.py           # full run -> docs/metamorphic.json, figures in docs/metamorphic.md
+    python benchmarks/metamorphic.py           # full run -> benchmarks/results/metamorphic.json, figures in docs/metamorphic.md
     python benchmarks/metamorphic.py --quick   # small run, for smoke checks
 
 One scenario with one relation in ``check``: n pairs per arm; each pair of the baseline violates
@@ -32,7 +32,7 @@ from agentassay.gate import ScenarioVerdict  # noqa: E402
 from agentassay.spec import Settings  # noqa: E402
 from agentassay.stats import Verdict  # noqa: E402
 from agentassay.stats._exact import pmf_grid, regression_pvalues  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SEED = 20261124
 PAIRS = (20, 30, 50)
@@ -187,6 +187,9 @@ def markdown_of(result: dict[str, Any]) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        write_report(args, "metamorphic", load_result(args, "metamorphic"), markdown_of)
+        return
     timer = Timer()
     rows = run(args.quick)
     result = run_info(
@@ -201,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
         rows=rows,
         seconds=timer.seconds,
     )
-    write_report(args.out, "metamorphic", result, markdown_of(result), seconds=result["seconds"])
+    write_report(args, "metamorphic", result, markdown_of, seconds=result["seconds"])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Multi-fidelity proxy testing (agentassay.stats: fidelity_correlation, proxy_allocation, combine_proxy).
 
-    python benchmarks/multifidelity.py           # full run -> docs/multifidelity.{md,json}
+    python benchmarks/multifidelity.py           # full run -> benchmarks/results/multifidelity.json, docs/multifidelity.md
     python benchmarks/multifidelity.py --quick   # small run, for CI smoke checks
 
 A target (expensive) and a proxy (cheap) model share a latent per-input quality U: the target sees
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentassay.stats import combine_proxy, fidelity_correlation, proxy_allocation  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 ALPHA = 0.05
 SEED = 20261124
@@ -453,6 +453,9 @@ def markdown(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        write_report(args, "multifidelity", load_result(args, "multifidelity"), markdown)
+        return
     timer = Timer()
     result: dict[str, Any] = run_info(
         args.quick,
@@ -464,7 +467,7 @@ def main(argv: list[str] | None = None) -> None:
         **run(args.quick),
     )
     result["seconds"] = timer.seconds
-    write_report(args.out, "multifidelity", result, markdown(result), seconds=result["seconds"])
+    write_report(args, "multifidelity", result, markdown, seconds=result["seconds"])
 
 
 if __name__ == "__main__":

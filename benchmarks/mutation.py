@@ -1,6 +1,6 @@
 """Mutation testing's kill procedure on simulated agents with known effects (issue 15).
 
-    python benchmarks/mutation.py           # full run -> docs/mutation.json and the figures in docs/mutation.md
+    python benchmarks/mutation.py           # full run -> benchmarks/results/mutation.json and the figures in docs/mutation.md
     python benchmarks/mutation.py --quick   # small run, for smoke checks
 
 No LLM and no Agents SDK: every agent is a Bernoulli agent with a known pass rate. A repetition
@@ -37,11 +37,11 @@ verdicts identical. Nothing else of the product is touched.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -60,7 +60,7 @@ from agentassay.spec import Settings  # noqa: E402
 from agentassay.stats import Decision, Verdict, _exact, proportion_ci  # noqa: E402
 from agentassay.stats._regression import regression_codes  # noqa: E402
 from agentassay.stats._verdict import CODE_FAIL, CODE_INCONCLUSIVE, CODE_PASS  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SEED = 20261125
 ALPHA, BETA, DELTA, TRIALS = 0.05, 0.10, 0.10, 100  # examples/customer_service/agentassay.yml
@@ -633,7 +633,7 @@ def markdown(result: dict[str, Any]) -> str:
         f"Measured by `python benchmarks/mutation.py{' --quick' if result['quick'] else ''}` on {result['platform']} "
         f"(Python {result['python']}), {result['date']}, seed {result['seed']}, {result['workers']} worker processes, "
         f"{result['seconds']:.0f} s ({result['cpu_seconds']:.0f} s of CPU in the workers): {reps_one:,} repetitions per one-scenario cell, {reps_many:,} per "
-        f"{SCENARIOS}-scenario cell, {covs[0]['reps']:,} per suite for the interval. Every figure is in docs/mutation.json.",
+        f"{SCENARIOS}-scenario cell, {covs[0]['reps']:,} per suite for the interval. Every figure is in benchmarks/results/mutation.json.",
         "",
         "Simulated agents with known pass rates, no LLM: the original is recorded as `agentassay mutate` records it "
         f"(every scenario to its cap, {TRIALS} trials at p0), a mutant's trials are Bernoulli at p1 in trial order, "
@@ -814,25 +814,20 @@ def splice(block: str, text: str | None) -> str:
     return text.rstrip("\n") + "\n\n" + block + "\n"
 
 
+def page(result: dict[str, Any]) -> Callable[[str | None], str]:
+    """The generated section of docs/mutation.md, spliced into the page."""
+    return lambda text: splice(markdown(result), text)
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = parser(__doc__)
     ap.add_argument(
         "--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes (default 2)"
     )
-    ap.add_argument(
-        "--render",
-        action="store_true",
-        help="rewrite the generated section of docs/mutation.md from docs/mutation.json, measuring nothing",
-    )
     args = ap.parse_args(argv)
     if args.render:
-        result = json.loads((args.out / "mutation.json").read_text(encoding="utf-8"))
-        md = args.out / "mutation.md"
-        md.write_text(
-            splice(markdown(result), md.read_text(encoding="utf-8") if md.exists() else None),
-            encoding="utf-8",
-        )
-        print(f"rewrote {md} from mutation.json")
+        result = load_result(args, "mutation")
+        write_report(args, "mutation", result, page)
         return result
     timer = Timer()
     measured = run(args.quick, args.workers)
@@ -851,8 +846,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"interval, {c['scenarios']} scenario(s): true score {c['true_score']:.4f}, coverage {c['coverage']:.4f} "
             f"± {c['coverage_se']:.4f} (exact {c['exact']['coverage']:.4f}), mean width {c['mean_width']:.3f}"
         )
-    block = markdown(result)
-    write_report(args.out, "mutation", result, lambda text: splice(block, text), seconds=result["seconds"])
+    write_report(args, "mutation", result, page, seconds=result["seconds"])
     return result
 
 

@@ -1,6 +1,6 @@
 """What the pytest plugin costs: a session with no marked test, and each trial of a marked one.
 
-    python benchmarks/pytest_overhead.py           # -> docs/pytest-overhead.{md,json}
+    python benchmarks/pytest_overhead.py           # -> benchmarks/results/pytest-overhead.json, docs/pytest-overhead.md
     python benchmarks/pytest_overhead.py --quick   # fewer repetitions
 
 (a) Session overhead for a temporary project of 200 plain tests that marks nothing (target < 30 ms),
@@ -28,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 PLAIN = "\n\n".join(f"def test_plain_{i}():\n    assert {i} == {i}" for i in range(200)) + "\n"
 MARKED = '''\
@@ -175,10 +175,13 @@ def markdown(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        write_report(args, "pytest-overhead", load_result(args, "pytest-overhead"), markdown)
+        return
     timer = Timer()
     result = run_info(args.quick, date=today(), session=session_overhead(5 if args.quick else 15), trials=per_trial(),
                       seconds=timer.seconds)
-    write_report(args.out, "pytest-overhead", result, markdown(result), seconds=result["seconds"])
+    write_report(args, "pytest-overhead", result, markdown, seconds=result["seconds"])
 
 
 if __name__ == "__main__":

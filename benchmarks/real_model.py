@@ -1,8 +1,8 @@
 """The gate on a real local LLM: A/A false alarms, a prompt regression, prompt mutants (issue 17).
 
-    python benchmarks/real_model.py            # full run -> docs/real-model.json and the figures in docs/real-model.md
+    python benchmarks/real_model.py            # full run -> benchmarks/results/real-model.json and the figures in docs/real-model.md
     python benchmarks/real_model.py --quick    # a small run, for smoke checks
-    python benchmarks/real_model.py --render   # rewrite the figures in docs/real-model.md from the JSON
+    python benchmarks/real_model.py --render   # rewrite the figures in docs/real-model.md from the data
 
 Everything else we measure runs on the offline simulator; here the agent is an Agents SDK agent
 (`tests/real_model_agents.py`) on Qwen2.5-Coder-0.5B-Instruct (Q4_K_M), served by llama.cpp's server
@@ -36,6 +36,7 @@ import math
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # real_model and real_model_agents live
 import real_model  # noqa: E402
 
 from agentassay.integrations.cli import main as cli  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 BEGIN, END = (
     "<!-- BEGIN GENERATED: benchmarks/real_model.py -->",
@@ -370,30 +371,32 @@ def splice(block: str, text: str | None) -> str:
     return text.rstrip("\n") + "\n\n" + block + "\n"
 
 
+def page(result: dict[str, Any]) -> Callable[[str | None], str]:
+    """The figures of docs/real-model.md, spliced into the page."""
+    return lambda text: splice(markdown(result), text)
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = parser(__doc__)
     ap.add_argument("--reps", type=int, default=None, help="A/A repetitions (default 25; --quick 2)")
     ap.add_argument("--trials", type=int, default=None, help="trials per scenario, the cap (default 30; --quick 10)")
     ap.add_argument("--regressions", type=int, default=3, help="regression checks (against the first baselines)")
-    ap.add_argument("--render", action="store_true", help="rewrite docs/real-model.md from docs/real-model.json")
     ap.add_argument("--defaults-reps", type=int, default=None,
                     help="only part 4, the A/A at the shipped defaults, R repetitions; merged into the JSON")
     args = ap.parse_args(argv)
-    md = args.out / "real-model.md"
     if args.defaults_reps:
         timer = Timer()
         part = measure_defaults(args.defaults_reps)
         part |= {"date": today(), "seconds_total": round(timer.seconds, 1)}
-        result = json.loads((args.out / "real-model.json").read_text(encoding="utf-8"))
+        result = load_result(args, "real-model")
         result["aa_defaults"] = part
-        write_report(args.out, "real-model", result, lambda text: splice(markdown(result), text), seconds=timer.seconds)
+        write_report(args, "real-model", result, page, seconds=timer.seconds)
         print(f"A/A at the defaults: DEPLOY {part['deploys']}/{part['reps']} (95 % {part['deploy_interval'][0]:.2f}–"
               f"{part['deploy_interval'][1]:.2f}); regression {part['regression']['decision'].upper()}")
         return result
     if args.render:
-        result = json.loads((args.out / "real-model.json").read_text(encoding="utf-8"))
-        md.write_text(splice(markdown(result), md.read_text(encoding="utf-8") if md.exists() else None), encoding="utf-8")
-        print(f"rewrote {md} from real-model.json")
+        result = load_result(args, "real-model")
+        write_report(args, "real-model", result, page)
         return result
     reps = args.reps or (2 if args.quick else 25)
     trials = args.trials or (10 if args.quick else 30)
@@ -409,7 +412,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     a = result["aa"]
     print(f"A/A: {a['fails']}/{a['reps']} FAIL, rate {a['fail_rate']:.3f} ± {a['se']:.3f} (bound {a['bound']:.3f}); "
           f"regression detected {result['regression']['detected']}/{len(result['regression']['checks'])}")
-    write_report(args.out, "real-model", result, lambda text: splice(markdown(result), text), seconds=result["seconds"])
+    write_report(args, "real-model", result, page, seconds=result["seconds"])
     return result
 
 

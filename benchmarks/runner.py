@@ -1,6 +1,6 @@
 """Runner speed: concurrency efficiency, per-trial overhead, and the offline example's throughput.
 
-    python benchmarks/runner.py            # writes docs/performance.md and docs/performance.json
+    python benchmarks/runner.py            # writes docs/performance.md and benchmarks/results/performance.json
 
 1. A blocking callable sleeping 0.5 s, 10 scenarios x 40 trials at concurrency 20 (fixed-n, so
    all 400 trials run): ideal wall time 400 x 0.5 / 20 = 10 s; target <= 1.3x.
@@ -18,6 +18,7 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,7 @@ from agentassay.integrations.adapters import CallableAdapter  # noqa: E402
 from agentassay.runner import run_suite  # noqa: E402
 from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite, load_suite  # noqa: E402
 from agentassay.traces import TraceStore  # noqa: E402
-from benchmarks._harness import parser, today, write_report  # noqa: E402
+from benchmarks._harness import load_result, parser, today, write_report  # noqa: E402
 from benchmarks.fingerprints import permutation_time  # noqa: E402
 from benchmarks.fingerprints import throughput as fingerprint_throughput  # noqa: E402
 
@@ -131,7 +132,7 @@ def render(res: dict) -> str:
     return f"""# Runner performance
 
 Measured by `python benchmarks/runner.py` on {res['machine']} (Python {res['python']}), {res['date']}.
-Every figure below is read from `docs/performance.json`, written by that run.
+Every figure below is read from `benchmarks/results/performance.json`, written by that run.
 
 | measurement | result | target | |
 |---|---|---|---|
@@ -164,8 +165,16 @@ transaction with `synchronous=NORMAL`.
 """
 
 
+def page(res: dict) -> Callable[[str | None], str]:
+    """docs/performance.md: this benchmark's part, then benchmarks/speed.py's block as it is."""
+    return lambda old: render(res) + speed_block(old)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parser(__doc__, quick_help="smaller overhead and example runs; writes nothing").parse_args(argv)
+    if args.render:
+        write_report(args, "performance", load_result(args, "performance"), page, indent=1)
+        return
     res = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "python": platform.python_version(),
@@ -180,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     print(json.dumps(res, indent=1))
     if not args.quick:
-        write_report(args.out, "performance", res, lambda old: render(res) + speed_block(old), indent=1)
+        write_report(args, "performance", res, page, indent=1)
 
 
 def speed_block(old: str | None) -> str:

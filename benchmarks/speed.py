@@ -1,6 +1,6 @@
 """Speed where users wait: one regression verdict, `compare`/`merge` of 300 scenarios, sequential designs.
 
-    python benchmarks/speed.py             # -> docs/speed.json and the generated block of docs/performance.md
+    python benchmarks/speed.py             # -> benchmarks/results/speed.json and the generated block of docs/performance.md
     python benchmarks/speed.py --quick     # fewer repetitions, smaller compare; writes nothing
     python benchmarks/speed.py --designs   # (re)write agentassay/gate/designs.json, the shipped designs
 
@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ from agentassay.gate._designs import LOOKS, SHIPPED, boundary_key  # noqa: E402
 from agentassay.gate._fingerprints import SHARE  # noqa: E402
 from agentassay.spec import Settings  # noqa: E402
 from agentassay.stats._sequential import DESIGN_ALGORITHM, fail_constant, pass_constant  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 # (baseline trials, cap) pairs the table covers: the default (a 300-trial baseline, 200-trial cap),
 # a pooled default baseline (`run --full --pool`: two recordings, 600 trials), the same 3:2 ratio at
@@ -391,7 +392,7 @@ def markdown(res: dict[str, Any]) -> str:
 ## Speed of verdicts, comparisons and designs
 
 Measured by `python benchmarks/speed.py` on {res['machine']} (Python {res['python']}), {res['date']},
-load average {res['load_average']} at the start. Every figure is read from `docs/speed.json`, written by
+load average {res['load_average']} at the start. Every figure is read from `benchmarks/results/speed.json`, written by
 that run; `tests/test_speed_benchmark.py` checks the targets. In brackets: the process's CPU time
 (above the wall time where OpenBLAS threads spin beside the main one).
 
@@ -459,6 +460,11 @@ def splice(block: str, text: str | None) -> str:
     return text.rstrip("\n") + "\n\n" + block + "\n"
 
 
+def page(res: dict[str, Any]) -> Callable[[str | None], str]:
+    """This benchmark's block of docs/performance.md, spliced into the page."""
+    return lambda text: splice(markdown(res), text)
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     ap = parser(__doc__, quick_help="fewer repetitions, 60 scenarios; writes nothing")
     ap.add_argument("--designs", action="store_true", help="write agentassay/gate/designs.json and stop")
@@ -466,6 +472,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     if args.designs:
         write_designs()
         return None
+    if args.render:
+        res = load_result(args, "speed")
+        write_report(args, "speed", res, page, page="performance")
+        return res
     timer = Timer()
     res: dict[str, Any] = run_info(
         args.quick, machine=f"{os.uname().machine}, {os.cpu_count()} cores", date=today(),
@@ -483,10 +493,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     res["seconds"] = round(timer.seconds, 1)
     print(json.dumps(res, indent=1))
     if not args.quick:
-        write_report(args.out, "speed", res, seconds=res["seconds"])
-        doc = args.out / "performance.md"
-        doc.write_text(splice(markdown(res), doc.read_text(encoding="utf-8") if doc.exists() else None), encoding="utf-8")
-        print(f"wrote {doc}")
+        write_report(args, "speed", res, page, page="performance", seconds=res["seconds"])
     return res
 
 

@@ -1,6 +1,6 @@
 """Start-up: how long `agentassay --help` takes, and which plugins a plain run imports.
 
-    python benchmarks/startup.py           # -> docs/startup.{md,json}
+    python benchmarks/startup.py           # -> benchmarks/results/startup.json, docs/startup.md
     python benchmarks/startup.py --quick   # fewer repetitions
 
 (a) `agentassay --help`, wall time of the whole process, median of repeated runs (target < 0.5 s).
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentassay.plugins import builtin_names  # noqa: E402
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SUITE = "examples/ticket_routing/agentassay.yml"
 EXPECTED = {"no store": ["coverage", "fingerprints"], "with store": ["coverage", "fingerprints", "store"]}
@@ -61,7 +61,8 @@ def imports(store: bool) -> dict[str, Any]:
             if cum.isdigit():
                 cumulative[name] = int(cum)
     ours = {k: v for k, v in cumulative.items() if k.startswith("agentassay")}
-    plugins = sorted(k.rsplit(".", 1)[1] for k in ours if k.startswith("agentassay.plugins.") and not k.split(".")[-1].startswith("_"))
+    # A built-in plugin is its feature's `_plugin` module (agentassay/features/<name>/_plugin.py).
+    plugins = sorted(k.split(".")[2] for k in ours if k.startswith("agentassay.features.") and k.endswith("._plugin"))
     return {
         "wall_s": wall,
         "plugins_loaded": plugins,
@@ -112,13 +113,16 @@ def markdown(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        write_report(args, "startup", load_result(args, "startup"), markdown)
+        return
     timer = Timer()
     runs = {"no store": imports(False), "with store": imports(True)}
     for label, r in runs.items():
         if r["plugins_loaded"] != EXPECTED[label]:
             raise SystemExit(f"{label}: imported plugins {r['plugins_loaded']}, expected {EXPECTED[label]}")
     result = run_info(args.quick, date=today(), help=help_time(5 if args.quick else 15), runs=runs, seconds=timer.seconds)
-    write_report(args.out, "startup", result, markdown(result), seconds=result["seconds"])
+    write_report(args, "startup", result, markdown, seconds=result["seconds"])
 
 
 if __name__ == "__main__":

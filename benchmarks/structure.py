@@ -1,6 +1,6 @@
 """Speed of structural coverage: manifest extraction, obligations, bundles, and C1–C4 over stored traces.
 
-    python benchmarks/structure.py           # full run -> docs/structure-speed.json (figures in docs/coverage.md)
+    python benchmarks/structure.py           # full run -> benchmarks/results/structure-speed.json (figures in docs/coverage.md)
     python benchmarks/structure.py --quick   # fewer repetitions
 
 Issue 6, acceptance 5: extraction and obligation construction for a 12-agent, 12-tool workflow in
@@ -95,7 +95,7 @@ def timed(fn, reps: int) -> tuple[float, object]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser(__doc__, quick_help="fewer repetitions; writes nothing").parse_args(argv)
+    args = parser(__doc__, quick_help="fewer repetitions; writes nothing", render=False).parse_args(argv)
     reps = 3 if args.quick else 7
     entry = workflow()
 
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     print(json.dumps(result, indent=1))
     if not args.quick:
-        write_report(args.out, "structure-speed", result, indent=1)
+        write_report(args, "structure-speed", result, indent=1)
 
 
 if __name__ == "__main__":

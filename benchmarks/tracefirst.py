@@ -1,6 +1,6 @@
 """`agentassay analyze` end to end on 100,000 recorded GenAI spans: < 10 s, memory that does not grow with them.
 
-    python benchmarks/tracefirst.py           # 10k and 100k spans -> docs/tracefirst.json, figures in docs/trace-first.md
+    python benchmarks/tracefirst.py           # 10k and 100k spans -> benchmarks/results/tracefirst.json, figures in docs/trace-first.md
     python benchmarks/tracefirst.py --quick   # 2k and 20k spans
 
 The spans are the importer benchmark's (benchmarks/importers.py: traces of 10 spans, an agent with a
@@ -17,13 +17,14 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._harness import Timer, parser, run_info, today, write_report  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 from benchmarks.importers import write_files  # noqa: E402
 
 TARGET_S = 10.0
@@ -105,7 +106,7 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         BEGIN,
         f"Measured by `python benchmarks/tracefirst.py` on {result['platform']} (Python {result['python']}), "
-        f"{result['date']}; every figure in docs/tracefirst.json. Each run is a fresh interpreter analysing one "
+        f"{result['date']}; every figure in benchmarks/results/tracefirst.json. Each run is a fresh interpreter analysing one "
         "OTLP/JSON Lines file (traces of 10 spans, interleaved) with a one-scenario suite that matches every "
         "trace by an input regex and checks the answer and the tool call, coverage on.",
         "",
@@ -129,27 +130,29 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def update_doc(doc: Path, block: str) -> bool:
-    """Replace the figures block of docs/trace-first.md (its markers must exist); False if there is none."""
-    if not doc.is_file():
-        return False
-    text = doc.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        return False
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    doc.write_text(head + block + tail, encoding="utf-8")
-    return True
+def page(result: dict[str, Any]) -> Callable[[str | None], str | None]:
+    """The figures block of docs/trace-first.md, put between its markers; None (the page left alone)
+    when there is no page or it has no markers."""
+
+    def update(text: str | None) -> str | None:
+        if text is None or BEGIN not in text or END not in text:
+            return None
+        head, rest = text.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        return head + markdown(result) + tail
+
+    return update
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parser(__doc__).parse_args(argv)
+    if args.render:
+        write_report(args, "tracefirst", load_result(args, "tracefirst"), page, page="trace-first")
+        return
     timer = Timer()
     rows = run(args.quick)
     result = run_info(args.quick, date=today(), target_s=TARGET_S, rows=rows, seconds=timer.seconds)
-    write_report(args.out, "tracefirst", result, seconds=result["seconds"])
-    if update_doc(args.out / "trace-first.md", markdown(result)):
-        print(f"updated the figures in {args.out / 'trace-first.md'}")
+    write_report(args, "tracefirst", result, page, page="trace-first", seconds=result["seconds"])
 
 
 if __name__ == "__main__":

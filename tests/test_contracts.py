@@ -665,8 +665,8 @@ def test_run_reserves_the_share_and_the_level_math() -> None:
 
 
 def test_the_committed_figures_hold_the_level() -> None:
-    """docs/contracts.json (benchmarks/contracts.py, full run): every false-alarm rate within level + 2 s.e."""
-    figures = json.loads((ROOT / "docs" / "contracts.json").read_text())
+    """benchmarks/results/contracts.json (benchmarks/contracts.py, full run): every false-alarm rate within level + 2 s.e."""
+    figures = json.loads((ROOT / "benchmarks" / "results" / "contracts.json").read_text())
     nulls = [r for r in figures["rows"] if r["null"]]
     assert not figures["quick"] and figures["level"] == pytest.approx(0.05 * 0.15)
     assert {(r["test"], r["n"]) for r in nulls} == {(t, n) for t in ("run", "check") for n in (30, 50, 100)}
@@ -683,7 +683,7 @@ def test_the_benchmark_runs_quick(tmp_path: Path) -> None:
         from benchmarks.contracts import main as bench
     finally:
         sys.path.remove(str(ROOT))
-    result = bench(["--quick", "--out", str(tmp_path)])
+    result = bench(["--quick", "--out", str(tmp_path), "--docs", str(tmp_path)])
     assert result["quick"] and all(r["ok"] for r in result["rows"] if r["null"])
     text = (tmp_path / "contracts.md").read_text()
     assert BEGIN in text and END in text

@@ -1,4 +1,4 @@
-"""The committed figures of benchmarks/gate.py (docs/gate.json): the shipped gate keeps the suite's
+"""The committed figures of benchmarks/gate.py (benchmarks/results/gate.json): the shipped gate keeps the suite's
 false-alarm rate at alpha when fingerprints share it, and the rule it replaced did not."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "gate.json"
+DOC = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "gate.json"
 
 
 def test_the_shipped_rule_holds_alpha_in_every_cell() -> None:

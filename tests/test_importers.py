@@ -1063,7 +1063,8 @@ def test_benchmark_quick_run(tmp_path: Path) -> None:
     import subprocess
 
     out = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "importers.py"), "--quick", "--out", str(tmp_path)],
+        [sys.executable, str(ROOT / "benchmarks" / "importers.py"), "--quick", "--out", str(tmp_path),
+         "--docs", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=600,

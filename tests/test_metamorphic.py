@@ -585,13 +585,13 @@ def test_compare_reproduces_the_relation_verdicts(example: dict[str, Any]) -> No
             assert s.verdict.evidence["metamorphic"] == live.evidence["metamorphic"]
 
 
-# -- the committed benchmark (benchmarks/metamorphic.py -> docs/metamorphic.json) ------------------------------
+# -- the committed benchmark (benchmarks/metamorphic.py -> benchmarks/results/metamorphic.json) ----------------
 
 
 def test_the_benchmark_holds_the_level_in_every_null_cell() -> None:
     import json
 
-    data = json.loads((ROOT / "docs" / "metamorphic.json").read_text())
+    data = json.loads((ROOT / "benchmarks" / "results" / "metamorphic.json").read_text())
     nulls = [r for r in data["rows"] if r["q1"] == r["q0"]]
     alts = [r for r in data["rows"] if r["q1"] != r["q0"]]
     assert not data["quick"] and data["level"] == pytest.approx(0.05 * SHARE)

@@ -1,4 +1,4 @@
-"""The committed figures of benchmarks/mutation.py (docs/mutation.json): kills of unchanged mutants stay at
+"""The committed figures of benchmarks/mutation.py (benchmarks/results/mutation.json): kills of unchanged mutants stay at
 alpha, a 0.15 drop is killed with the power the design promises, the score's interval covers the true
 score, early stopping saves trials, and the reference's one-run rule is reported beside it."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "mutation.json"
+DOC = ROOT / "benchmarks" / "results" / "mutation.json"
 
 
 @pytest.fixture(scope="module")

@@ -133,7 +133,7 @@ def test_evidence_from_results_sections() -> None:
 
 
 def test_committed_benchmark_shows_the_gate_rule_keeps_alpha() -> None:
-    data = json.loads((ROOT / "docs" / "multifidelity.json").read_text())
+    data = json.loads((ROOT / "benchmarks" / "results" / "multifidelity.json").read_text())
     reps = data["gate_reps"]
     bound = 0.05 + 2 * math.sqrt(0.05 * 0.95 / reps)
     assert len(data["gate"]) == 3

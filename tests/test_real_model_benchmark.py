@@ -1,4 +1,4 @@
-"""The committed figures of benchmarks/real_model.py (docs/real-model.json): a full run on the pinned model,
+"""The committed figures of benchmarks/real_model.py (benchmarks/results/real-model.json): a full run on the pinned model,
 A/A false alarms within alpha + 2 s.e., the prompt regression detected, prompt mutants activated, and
 docs/real-model.md showing exactly what the JSON holds."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "real-model.json"
+DOC = ROOT / "benchmarks" / "results" / "real-model.json"
 
 
 @pytest.fixture(scope="module")

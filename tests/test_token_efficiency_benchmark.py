@@ -28,7 +28,7 @@ CASES = ("unchanged", "extra-tool-call")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     out = tmp_path_factory.mktemp("token-efficiency")
     argv = ["--reps", "30", "--fp-reps", "20", "--permutations", "99", "--cases", ",".join(CASES)]
-    result = te.main([*argv, "--out", str(out)])
+    result = te.main([*argv, "--out", str(out), "--docs", str(out)])
     return result, out
 
 

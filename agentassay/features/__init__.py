@@ -19,8 +19,7 @@ def _part(run: Any, name: str) -> Any:
 
 
 def _has(results: Any, key: str) -> bool:
-    """A results file has this section (``proxy``, ``shard`` and ``coverage`` are still fields of ``Results``)."""
-    return bool(results.sections.get(key) or getattr(results, key, None))
+    return bool(results.sections.get(key))
 
 
 def _section(plan: Any, key: str) -> bool:
@@ -69,6 +68,8 @@ BUILTINS: tuple[Builtin, ...] = (
         for_results=lambda results: _has(results, "proxy"),
         for_plan=lambda plan: plan.baseline is not None and _has(plan.baseline, "proxy"),
         settings="agentassay.features.proxy._settings:ProxySettings",
+        sections=("proxy",),
+        savings="agentassay.features.proxy._savings:adjust_savings",
     ),
     Builtin(
         "coverage",
@@ -77,6 +78,7 @@ BUILTINS: tuple[Builtin, ...] = (
         for_results=lambda results: _has(results, "coverage"),
         for_plan=lambda plan: bool(plan.sections.get("coverage")),  # the Eq. 26 gate in compare / merge
         settings="agentassay.features.coverage._settings:CoverageConfig",
+        sections=("coverage",),
     ),
     Builtin(
         "metamorphic",
@@ -119,7 +121,9 @@ BUILTINS: tuple[Builtin, ...] = (
         for_results=lambda results: bool(results.sections.get("alerts")),
         settings="agentassay.features.alerts._settings:AlertsConfig",
     ),
-    Builtin("shards", "agentassay.features.shards._plugin", lambda run: _option(run, "shard") is not None),
+    Builtin(
+        "shards", "agentassay.features.shards._plugin", lambda run: _option(run, "shard") is not None, sections=("shard",)
+    ),
     # `match:` of a scenario is trace-first analysis's (`agentassay analyze`); no hooks in a run.
     Builtin("analyze", "agentassay.features.tracefirst", lambda run: False, keys={"scenario": ("match",)}),
 )

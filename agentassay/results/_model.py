@@ -20,13 +20,13 @@ from typing import Any
 from .._errors import AgentAssayError, ExitCode
 from ..gate import BaselineCounts, ScenarioVerdict, SuiteDecision
 from ..spec import Settings
-from ..spec._settings import settings_parts
+from ..spec._settings import fixed_sections, savings_adjusters, settings_parts
 from ..stats import Decision, Verdict
 
 RESULTS_SCHEMA = "agentassay.results/1"
 # The file's own top-level keys; any other key is a plugin's section (``Results.sections``).
 TOP_LEVEL = frozenset(
-    ["schema", "kind", "run_id", "started_at", "finished_at", "interrupted", "aborted", "suite", "agent", "settings", "versions", "decision", "cost", "savings", "notes", "proxy", "shard", "coverage", "scenarios"]
+    ["schema", "kind", "run_id", "started_at", "finished_at", "interrupted", "aborted", "suite", "agent", "settings", "versions", "decision", "cost", "savings", "notes", "scenarios"]
 )
 # Why a run ended before its decision: "agent" (it could not be run, exit 4) or "signal" (SIGINT 130, SIGTERM 143).
 ABORT_CAUSES = ("agent", "signal")
@@ -43,6 +43,13 @@ def _fingerprint(raw: object) -> dict[str, float] | None:
         return {str(k): float(v) for k, v in raw.items()}
     except (TypeError, ValueError):
         return None  # a damaged fingerprint only costs the fingerprint test, never the file
+
+
+def _sections(d: dict[str, Any]) -> dict[str, Any]:
+    """Every key of the file that is not the kernel's; a built-in's always-written section that is null or
+    empty is absent (it did not run)."""
+    fixed = fixed_sections()
+    return {k: v for k, v in d.items() if k not in TOP_LEVEL and (v or k not in fixed)}
 
 
 def _settings_dict(settings: Settings) -> dict[str, Any]:
@@ -237,16 +244,8 @@ class Results:
     interrupted: bool = False
     versions: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
-    # config.proxy (docs/multifidelity.md): model, rho from paired runs, costs, allocation, and the
-    # proxy's per-scenario counts on seeds of its own. None without a proxy.
-    proxy: dict[str, Any] | None = None
-    # ``--shard i/n`` (docs/runner.md, "Sharding"): {"index", "count", "scenarios_total",
-    # "suite_sha256"}, what ``agentassay merge`` checks before combining. None: the whole suite.
-    shard: dict[str, Any] | None = None
-    # Coverage of this run's traces (docs/coverage.md): {"structural": {...} | None,
-    # "behavioural": {...} | None, "gate": {...}}; None when coverage is off.
-    coverage: dict[str, Any] | None = None
-    # Sections other plugins add (``agentassay_results_sections``), each a top-level key of the file.
+    # Sections plugins add (``agentassay_results_sections``), each a top-level key of the file; the features
+    # document theirs (docs/plugins.md). A section a built-in always writes is null in the file when absent.
     sections: dict[str, Any] = field(default_factory=dict)
     # A run that ended before its decision (issue 22, defect 11): {"reason": str, "exit_code": int (the
     # process's: 4, 130 or 143), "cause": "agent" | "signal"}; ``decision.decision`` is then ``ABORTED`` and the
@@ -277,17 +276,11 @@ class Results:
             "usd": round(sum(usd), 6) if usd else None,
         }
 
-    def proxy_trials(self) -> int:
-        """Trials of the proxy model (paired runs and its own share); 0 without a proxy."""
-        if not self.proxy:
-            return 0
-        arm = sum(int(s.get("trials", 0)) + int(s.get("errors", 0)) for s in (self.proxy.get("scenarios") or {}).values())
-        return arm + sum(len(v) for v in (self.proxy.get("paired") or {}).values())
-
     def savings(self) -> dict[str, Any] | None:
         """Trials run against the fixed-n designs with the same alpha and beta (None if unknown).
 
-        Trials count the target model's; the proxy's USD (when a proxy ran) is taken off the saving.
+        Trials count the target model's; what trials standing in for them cost (a plugin's, e.g. a cheaper
+        model's; ``savings`` of its registry entry) is taken off the saving, and the plugin adds its entries.
         """
         if not self.scenarios or any(s.fixed_n is None for s in self.scenarios):
             return None
@@ -296,11 +289,11 @@ class Results:
         out: dict[str, Any] = {"trials_run": run, "fixed_n_trials": fixed, "trials_saved": fixed - run}
         out["fraction_saved"] = round((fixed - run) / fixed, 4) if fixed else None
         usd = self.cost()["usd"]
-        proxy_usd = (self.proxy or {}).get("usd") or 0.0
-        out["usd_saved"] = round(usd / run * (fixed - run) - proxy_usd, 6) if usd is not None and run else None
-        if self.proxy:
-            out["proxy_trials"] = self.proxy_trials()
-            out["proxy_usd"] = (self.proxy or {}).get("usd")
+        adjusted = [adjust(self) for adjust in savings_adjusters(self.sections)]
+        spent = sum(usd for usd, _ in adjusted) if adjusted else 0.0
+        out["usd_saved"] = round(usd / run * (fixed - run) - spent, 6) if usd is not None and run else None
+        for _, entries in adjusted:
+            out.update(entries)
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -323,9 +316,7 @@ class Results:
             "cost": self.cost(),
             "savings": self.savings(),
             "notes": list(self.notes),
-            "proxy": self.proxy,
-            "shard": self.shard,
-            "coverage": self.coverage,
+            **dict.fromkeys(fixed_sections()),
             **{k: v for k, v in self.sections.items() if k not in TOP_LEVEL},
             "scenarios": [s.to_dict() for s in self.scenarios],
         }
@@ -396,10 +387,7 @@ class Results:
                 interrupted=bool(d.get("interrupted", False)),
                 versions=dict(d.get("versions") or {}),
                 notes=tuple(d.get("notes") or ()),
-                proxy=d.get("proxy") or None,
-                shard=d.get("shard") or None,
-                coverage=d.get("coverage") or None,
-                sections={k: v for k, v in d.items() if k not in TOP_LEVEL},
+                sections=_sections(d),
                 aborted=aborted,
             )
         except (KeyError, TypeError, ValueError) as exc:

@@ -40,6 +40,12 @@ class BuiltinPlugin:
     settings: str | None = None  # "module:Class" of its FeatureSettings, if it owns kernel-validated keys
     # Suite keys it validates itself (kept raw in ``extensions``): {"suite" | "config" | "scenario": keys}.
     keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Results-file keys of its own that every file carries, null when it did not run (the format had them as
+    # fixed fields before features were plugins; readers of older files expect them).
+    sections: tuple[str, ...] = ()
+    # "module:function" adjusting ``Results.savings()`` for trials of its own that stand in for the target's:
+    # ``f(results) -> (usd those trials cost, entries to add)``; imported only when its section is present.
+    savings: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,9 +119,30 @@ def builtin_keys() -> dict[str, dict[str, str]]:
     return out
 
 
+@cache
+def fixed_sections() -> tuple[str, ...]:
+    """Results-file sections every file carries (null when their feature did not run)."""
+    return tuple(k for b in builtins() for k in b.sections)
+
+
+def savings_adjusters(sections: Mapping[str, Any]) -> list[Callable[[Any], tuple[float, dict[str, Any]]]]:
+    """The savings adjusters of the built-ins whose sections ``sections`` has."""
+    return [_load(b.savings) for b in builtins() if b.savings and any(sections.get(k) for k in b.sections)]  # type: ignore[misc]
+
+
 def defaults() -> dict[str, FeatureSettings]:
     """Every built-in part with its defaults, by name."""
     return {p.NAME: p() for p in settings_parts()}
 
 
-__all__ = ["REGISTRY", "BuiltinPlugin", "FeatureSettings", "builtin_keys", "builtins", "defaults", "settings_parts"]
+__all__ = [
+    "REGISTRY",
+    "BuiltinPlugin",
+    "FeatureSettings",
+    "builtin_keys",
+    "builtins",
+    "defaults",
+    "fixed_sections",
+    "savings_adjusters",
+    "settings_parts",
+]

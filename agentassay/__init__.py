@@ -40,7 +40,7 @@ _PUBLIC: dict[str, str] = {
     "TrialOutcome": "agentassay.results",
     "load_results": "agentassay.results",
     "compare_results": "agentassay.results",
-    "merge_results": "agentassay.results",
+    "merge_results": "agentassay.features.shards",
     "Verdict": "agentassay.stats",
     "Decision": "agentassay.stats",
     "ScenarioVerdict": "agentassay.gate",

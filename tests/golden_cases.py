@@ -195,7 +195,7 @@ def reports(results_file: Path) -> dict[str, str]:
 
     data = _read(results_file)
     results = Results.from_dict(data)
-    cov = results.coverage
+    cov = results.sections.get("coverage")
     section = None
     if cov and (cov.get("structural") or cov.get("behavioural")):
         section = coverage_section(cov.get("structural"), cov.get("behavioural"))

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from agentassay.features.alerts import Conditions, change_alerts
 from agentassay.features.alerts._settings import AlertsConfig
-from agentassay.results import Conditions, Results, TrialOutcome, change_alerts, load_results
+from agentassay.results import Results, TrialOutcome, load_results
 from agentassay.spec import SpecError, parse_suite
 
 ROOT = Path(__file__).resolve().parents[1]

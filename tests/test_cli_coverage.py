@@ -130,7 +130,7 @@ def test_generate_then_run_then_coverage(tmp_path, capsys):
         ["run", str(out_suite), "--trials", "5", "--method", "fixed", "--no-store", "-q", "-o", str(results)], capsys
     )
     assert code in (0, 2), err
-    cov = load_results(results).coverage
+    cov = load_results(results).sections.get("coverage")
     c = cov["structural"]["criteria"]
     assert (c["C1"]["witnessed"], c["C2"]["witnessed"], c["C4"]["witnessed"]) == (3, 2, 4)
     assert c["C3"]["polarity"] == "inverted" and c["C3"]["witnessed"] == 0 and c["C3"]["obligations"] == 4
@@ -176,7 +176,7 @@ def test_min_coverage_gate_turns_a_pass_into_manual(tmp_path, capsys):
         code, _, err = cli(["run", str(suite), "--no-store", "-q", "-o", str(results)], capsys)
         r = load_results(results)
         assert code == expected, err
-        assert r.coverage["gate"]["min"] == minimum
+        assert r.sections["coverage"]["gate"]["min"] == minimum
         if expected == 2:
             assert r.scenarios[0].verdict.verdict.value == "pass"
             assert any("Eq. 26" in n for n in r.notes)
@@ -190,4 +190,4 @@ def test_coverage_can_be_switched_off(tmp_path, capsys):
     suite.write_text(yaml.safe_dump(base))
     results = tmp_path / "r.json"
     cli(["run", str(suite), "--no-store", "-q", "-o", str(results)], capsys)
-    assert load_results(results).coverage is None
+    assert load_results(results).sections.get("coverage") is None

@@ -302,8 +302,8 @@ def hostile_results() -> Results:
           "features": [{"name": HOSTILE, "baseline": 0.1, "candidate": 0.9, "adjusted_p": 0.001}]}
     bad = scenario(HOSTILE, Verdict.FAIL, 2, 6, reason=HOSTILE, inp=HOSTILE, notes=(HOSTILE,), fingerprint=fp)
     return results_of([bad, scenario("fine", Verdict.PASS, 6, 6)], suite=HOSTILE, notes=(HOSTILE,),
-                      proxy={"label": HOSTILE, "usd": 0.001, "rho": 0.9, "scenarios": {"x": {"trials": 3}},
-                             "notes": [HOSTILE]})
+                      sections={"proxy": {"label": HOSTILE, "usd": 0.001, "rho": 0.9, "scenarios": {"x": {"trials": 3}},
+                                          "notes": [HOSTILE]}})
 
 
 def test_hostile_text_is_shown_as_text_only() -> None:
@@ -445,7 +445,7 @@ def test_coverage_section_in_html_is_escaped_and_drawn() -> None:
         assert tags <= {"svg", "g", "title", "path", "polygon", "rect", "text"}
         assert not any(k.startswith("on") or "href" in k for el in tree.iter() for k in el.attrib)
         section = html_section(structural, behaviour, secrets=["Seat Booking"])
-        r = dataclasses.replace(mixed(), coverage={"structural": structural, "behavioural": behaviour})
+        r = dataclasses.replace(mixed(), sections={"coverage": {"structural": structural, "behavioural": behaviour}})
         page = assert_inert(render_html(r).html)
         assert "Coverage" in page.all_text and section.items and section.svg
         assert len(page.tags("svg")) == 1 + 1 + 3 + 1

@@ -248,7 +248,8 @@ def hostile_results() -> Results:
     bad = scenario(HOSTILE, Verdict.FAIL, reason=HOSTILE, explanation=HOSTILE, shift=[HOSTILE], inp=HOSTILE, notes=(HOSTILE,))
     ok = scenario("fine", Verdict.PASS, 10, 10, reason=HOSTILE)
     return results_of([ok, bad], suite=HOSTILE, notes=(HOSTILE,),
-                      proxy={"label": HOSTILE, "usd": 0.001, "rho": 0.9, "scenarios": {"x": {"trials": 3}}, "notes": [HOSTILE]})
+                      sections={"proxy": {"label": HOSTILE, "usd": 0.001, "rho": 0.9, "scenarios": {"x": {"trials": 3}},
+                                          "notes": [HOSTILE]}})
 
 
 @pytest.mark.parametrize("tagfilter", [True, False])
@@ -379,13 +380,13 @@ def test_marker_key_record_only_and_no_results() -> None:
 def test_cost_shows_the_saving_and_the_proxy() -> None:
     proxy = {"label": "mini", "usd": 0.0016, "rho": 0.93, "scenarios": {"a": {"trials": 30, "errors": 0}},
              "allocation": {"proxy_pays": True, "n_target": 10, "n_proxy": 30}}
-    r = results_of([scenario("a", Verdict.FAIL)], proxy=proxy)
+    r = results_of([scenario("a", Verdict.FAIL)], sections={"proxy": proxy})
     text = "".join(Page(to_html(render_pr_comment(r))).text)
     saved = r.savings()
     assert "$0.0010 (+ $0.0016 proxy) at the configured prices (10 trials, 1,200 tokens)" in text
     assert f"saved {saved['trials_saved']} trials" in text and f"about ${saved['usd_saved']:.4f}" in text
     assert "mini: 30 trials, $0.0016; ρ 0.93 from paired runs; 10 target + 30 proxy trials per scenario." in text
-    unpriced = dataclasses.replace(r, proxy=None, scenarios=tuple(
+    unpriced = dataclasses.replace(r, sections={}, scenarios=tuple(
         dataclasses.replace(s, trials=tuple(dataclasses.replace(t, usd=None) for t in s.trials)) for s in r.scenarios))
     assert "**Cost:** not priced (10 trials, 1,200 tokens)." in render_pr_comment(unpriced)
 

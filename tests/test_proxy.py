@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agentassay.features.proxy._savings import proxy_trials
 from agentassay.gate import ProxyEvidence, ScenarioVerdict, decide
 from agentassay.gate._proxy import combine
 from agentassay.results import Results, load_results
@@ -162,7 +163,7 @@ def test_run_records_rho_and_the_proxy_arm_then_check_uses_the_allocation(
     store = tmp_path / "t.db"
     assert main(["run", str(suite_file), "-o", str(base), "-q", "--store", str(store)]) == 0
     recorded = load_results(base)
-    proxy = recorded.proxy
+    proxy = recorded.sections.get("proxy")
     with TraceStore(store) as db:  # the proxy's traces are filed apart from the target's
         versions = set(db.versions())
         target = "examples.customer_service.v1:triage_agent"
@@ -175,7 +176,7 @@ def test_run_records_rho_and_the_proxy_arm_then_check_uses_the_allocation(
     alloc = proxy["allocation"]
     assert (alloc["n_target"], alloc["n_proxy"]) == (10, 30)
     assert {n: s["trials"] for n, s in proxy["scenarios"].items()} == {"seat_change": 30, "baggage": 30}
-    assert recorded.proxy_trials() == 80  # 2 x 10 paired + 2 x 30 own
+    assert proxy_trials(recorded) == 80  # 2 x 10 paired + 2 x 30 own
 
     code = main(["check", str(suite_file), "--baseline", str(base), "-o", str(v2),
                  "--agent", "examples.customer_service.v2:triage_agent"])
@@ -187,7 +188,7 @@ def test_run_records_rho_and_the_proxy_arm_then_check_uses_the_allocation(
     assert seat is not None and len(seat.trials) == 10
     assert seat.verdict.verdict is Verdict.FAIL
     assert seat.verdict.evidence["proxy"]["p_combined"] <= 0.05
-    assert cand.savings()["proxy_usd"] == cand.proxy["usd"] > 0
+    assert cand.savings()["proxy_usd"] == cand.sections.get("proxy")["usd"] > 0
 
     # compare re-derives the same verdicts from the two files (proxy counts included).
     assert main(["compare", str(base), str(v2), "-o", str(again), "-q"]) == 1
@@ -209,10 +210,10 @@ def test_a_baseline_without_proxy_trials_runs_the_target_alone(
     plain.write_text(SUITE.split("  proxy:")[0] + "scenarios:" + SUITE.split("scenarios:")[1])
     base, cand = tmp_path / "base.json", tmp_path / "cand.json"
     assert main(["run", str(plain), "-o", str(base), "-q"]) == 0
-    assert load_results(base).proxy is None
+    assert load_results(base).sections.get("proxy") is None
     main(["check", str(suite_file), "--baseline", str(base), "-o", str(cand), "-q"])
     capsys.readouterr()
     results = load_results(cand)
-    assert results.proxy is None
+    assert results.sections.get("proxy") is None
     assert any("no proxy trials" in n for n in results.notes)
     assert all(len(s.trials) >= 40 for s in results.scenarios)

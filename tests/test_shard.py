@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from agentassay.features.shards import merge_results, shard_slice
 from agentassay.integrations.adapters import CallableAdapter
 from agentassay.integrations.cli import main
-from agentassay.results import Results, load_results, merge_results, shard_slice
+from agentassay.results import Results, load_results
 from agentassay.runner import run_suite
 from agentassay.spec import AgentConfig, Check, Scenario, Settings, SpecError, Suite
 from agentassay.stats import Verdict
@@ -81,7 +82,7 @@ def test_a_shard_tests_at_the_whole_suites_level_with_the_same_trials() -> None:
     whole = go(suite, graded)
     shard = go(suite, graded, shard=(2, 3))
     assert [s.name for s in shard.scenarios] == ["s1"]  # positions 1 (and 4, beyond the suite)
-    assert shard.shard == {"index": 2, "count": 3, "scenarios_total": 4, "suite_sha256": None}
+    assert shard.sections["shard"] == {"index": 2, "count": 3, "scenarios_total": 4, "suite_sha256": None}
     got, want = shard.scenarios[0], whole.scenario("s1")
     assert want is not None
     assert got.verdict.to_dict() == want.verdict.to_dict()
@@ -98,10 +99,10 @@ def test_results_round_trip_the_shard_and_old_files_have_none(tmp_path: Path) ->
     suite = make_suite([0.9, 0.9], method="fixed", trials=10)
     shard = go(suite, graded, shard=(1, 2))
     again = load_results(shard.save(tmp_path / "s.json"))
-    assert again.shard == shard.shard
+    assert again.sections["shard"] == shard.sections["shard"]
     data = json.loads((tmp_path / "s.json").read_text())
     data.pop("shard")
-    assert Results.from_dict(data).shard is None
+    assert Results.from_dict(data).sections.get("shard") is None
 
 
 # -- merge equals the unsharded run ----------------------------------------------------------------
@@ -135,7 +136,7 @@ def test_merged_fixed_n_check_equals_the_unsharded_check(n: int, fixed_check: Fi
     assert [s.name for s in merged.scenarios] == [s.name for s in whole.scenarios]
     assert verdicts(merged) == verdicts(whole)
     assert merged.decision == whole.decision
-    assert (merged.kind, merged.shard) == ("check", None)
+    assert (merged.kind, merged.sections.get("shard")) == ("check", None)
     assert [s.fixed_n for s in merged.scenarios] == [s.fixed_n for s in whole.scenarios]
 
 
@@ -399,7 +400,7 @@ def test_sharded_check_of_the_example_merges_to_the_unsharded_verdicts(
     for i, path in enumerate(paths, 1):
         args = ["check", EXAMPLE, "--agent", V2, "--baseline", example["base"], "--shard", f"{i}/{n}"]
         assert cli([*args, "-o", path, "--no-store", "-q"], capsys)[0] in (0, 1, 2)
-        assert load_results(path).shard["scenarios_total"] == 4  # type: ignore[index]
+        assert load_results(path).sections["shard"]["scenarios_total"] == 4  # type: ignore[index]
     merged = folder / "merged.json"
     code, out, err = cli(["merge", *paths, "--baseline", example["base"], "-o", merged], capsys)
     whole = load_results(example["whole"])
@@ -450,7 +451,7 @@ def test_proxy_check_shards_merge_and_proxy_recording_is_refused(
     assert code == want, err
     got, ref = load_results(merged), load_results(whole)
     assert verdicts(got) == verdicts(ref)
-    assert got.proxy is not None and ref.proxy is not None
-    assert got.proxy["scenarios"] == ref.proxy["scenarios"]
-    assert got.proxy["usd"] == pytest.approx(ref.proxy["usd"])
-    assert got.proxy["allocation"] == ref.proxy["allocation"]
+    assert got.sections.get("proxy") is not None and ref.sections.get("proxy") is not None
+    assert got.sections.get("proxy")["scenarios"] == ref.sections.get("proxy")["scenarios"]
+    assert got.sections.get("proxy")["usd"] == pytest.approx(ref.sections.get("proxy")["usd"])
+    assert got.sections.get("proxy")["allocation"] == ref.sections.get("proxy")["allocation"]

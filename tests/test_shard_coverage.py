@@ -185,7 +185,7 @@ def test_compare_and_a_merged_check_keep_coverage_and_its_gate(desk_files: dict[
         out = tmp_path / f"compare-{candidate.stem}.json"
         assert cli(["compare", desk_files["whole"], candidate, "-o", out, "-q"]) == 2  # as `check` decided
         compared = load_results(out)
-        assert compared.coverage == load_results(candidate).coverage
+        assert compared.sections.get("coverage") == load_results(candidate).sections.get("coverage")
         assert compared.decision == check.decision and len(gate_notes(out)) == 1
 
 
@@ -199,15 +199,15 @@ def test_without_statistics_or_with_another_manifest_the_part_is_left_out_with_a
     # no coverage, no gate: as in a run whose coverage could not be computed, the PASS deploys
     assert cli(["merge", desk_files["run-1of2"], tmp_path / "old.json", "-o", out, "-q"]) == 0
     got = load_results(out)
-    assert got.coverage is None
+    assert got.sections.get("coverage") is None
     assert any("old.json has no coverage statistics" in n and "run the shards again" in n for n in got.notes)
     other = raw(desk_files["run-2of2"])
     other["coverage"]["merge"]["structural"]["manifest"]["agents"][0]["name"] = "Front Desk"
     (tmp_path / "other.json").write_text(json.dumps(other))
     assert cli(["merge", desk_files["run-1of2"], tmp_path / "other.json", "-o", out, "-q"]) == 2
     got = load_results(out)
-    assert got.coverage is not None and got.coverage["structural"] is None
-    assert got.coverage["behavioural"] == raw(desk_files["whole"])["coverage"]["behavioural"]
+    assert got.sections.get("coverage") is not None and got.sections.get("coverage")["structural"] is None
+    assert got.sections.get("coverage")["behavioural"] == raw(desk_files["whole"])["coverage"]["behavioural"]
     assert any("other.json was measured against another workflow manifest" in n for n in got.notes)
 
 

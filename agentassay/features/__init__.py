@@ -119,6 +119,7 @@ BUILTINS: tuple[Builtin, ...] = (
         "agentassay.features.alerts._plugin",
         lambda run: run.options.baseline is not None,
         for_results=lambda results: bool(results.sections.get("alerts")),
+        for_plan=lambda plan: plan.baseline is not None,  # compare / merge --baseline: alerts from the files
         settings="agentassay.features.alerts._settings:AlertsConfig",
     ),
     Builtin(

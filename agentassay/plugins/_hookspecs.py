@@ -130,6 +130,12 @@ def agentassay_decide_files(
 
 
 @hookspec
+def agentassay_compare_sections(baseline: Results, candidate: Results) -> Mapping[str, Any] | None:
+    """``compare`` / ``merge --baseline``: sections this plugin derives from the two files alone, ``{key: JSON
+    value}``; a key whose value is None is removed from the compared file. Called after the verdicts."""
+
+
+@hookspec
 def agentassay_report_sections(results: Results, report: ReportContext) -> Sequence[Section] | None:
     """Sections this plugin adds to a report of ``results`` (``report.format``: ``"terminal"``,
     ``"markdown"`` or ``"html"``). Rendered from the results file alone."""

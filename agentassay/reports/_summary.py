@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..features.proxy._savings import proxy_trials
 from ..gate import SuiteDecision
 from ..results import Results, ScenarioResult
 
@@ -125,14 +126,14 @@ class ProxySummary:
 
 
 def proxy_of(results: Results) -> ProxySummary | None:
-    proxy = results.proxy
+    proxy = results.sections.get("proxy")
     if not proxy:
         return None
     alloc = proxy.get("allocation") or {}
     return ProxySummary(
         bool(proxy.get("scenarios") or proxy.get("paired")),
         str(proxy.get("label")),
-        results.proxy_trials(),
+        proxy_trials(results),
         proxy.get("usd"),
         proxy.get("rho"),
         (alloc["n_target"], alloc["n_proxy"]) if alloc.get("proxy_pays") else None,

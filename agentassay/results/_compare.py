@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from ..gate import Candidate, GatePlan, decide, fixed_n_equivalent, monitor_for, replay
 from ..spec import Scenario
-from ._alerts import SECTION, Conditions, change_alerts
 from ._model import Results
 from ._more import with_more_trials
 
@@ -43,7 +42,7 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
     counts = base.baseline_counts()
     names = tuple(s.name for s in cand.scenarios)
     m = len(names)
-    sections = {"proxy": cand.proxy, "shard": cand.shard, "coverage": cand.coverage, **cand.sections}
+    sections = dict(cand.sections)
     plan = GatePlan(settings, names, baseline=base, sections=sections)
     hooks = (plugins or default_plugins()).for_plan(plan)
     hooks.call("agentassay_plan", plan=plan)
@@ -83,11 +82,13 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
         ],
         settings,
     )
-    # Change alerts (results/_alerts.py) from the files as recorded: the candidate's own start, not now.
-    alerts = change_alerts(Conditions.of(base), Conditions.of(cand), settings.part("alerts"))
-    out_sections = {k: v for k, v in cand.sections.items() if k != SECTION}
-    if alerts:
-        out_sections[SECTION] = alerts
+    out_sections = dict(cand.sections)
+    for made_here in hooks.call("agentassay_compare_sections", baseline=base, candidate=cand):
+        for key, value in made_here.items():
+            if value is None:
+                out_sections.pop(key, None)
+            else:
+                out_sections[key] = value
     now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     return replace(
         cand,

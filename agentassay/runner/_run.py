@@ -449,9 +449,6 @@ class Run:
             interrupted=bool(self.interrupted),
             versions=versions(),
             notes=tuple(self.notes),
-            proxy=sections.pop("proxy", None),
-            shard=sections.pop("shard", None),
-            coverage=sections.pop("coverage", None),
             sections=sections,
             aborted=aborted,
         )

@@ -5,7 +5,7 @@ trial — and the reader is told so before the verdicts.
 In ``check`` this plugin writes the results file's ``alerts`` section (``agentassay_results_sections``);
 in every report it shows the alerts as warning lines before the verdict table
 (``agentassay_report_sections``, place ``"warnings"``). The comparison itself is the pure
-:func:`agentassay.results.change_alerts`, which ``compare`` and ``merge --baseline`` call on the files,
+:func:`change_alerts`, which ``compare`` and ``merge --baseline`` call on the files (``agentassay_compare_sections``),
 so all three agree. Alerts never reach the gate: this plugin implements no evidence or decision hook,
 and it never raises in a run (a failing plugin would turn a deploy into manual review).
 """
@@ -35,9 +35,8 @@ def _agent(run: Run) -> dict[str, Any]:
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
     if run.baseline is None:
         return None
-    from ...results import Conditions, change_alerts
-    from ...results._alerts import SECTION
     from ...runner._run import versions
+    from ._alerts import SECTION, Conditions, change_alerts
 
     try:
         cand = Conditions(
@@ -55,9 +54,19 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
 
 
 @hookimpl
+def agentassay_compare_sections(baseline: Results, candidate: Results) -> dict[str, Any]:
+    """``compare`` / ``merge --baseline``: the alerts from the files as recorded (the candidate's own start, not
+    now); None drops a stale section the candidate carried."""
+    from ._alerts import SECTION, Conditions, change_alerts
+
+    alerts = change_alerts(Conditions.of(baseline), Conditions.of(candidate), candidate.settings.of(AlertsConfig))
+    return {SECTION: alerts or None}
+
+
+@hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
     from ...reports import Section
-    from ...results import alerts_of
+    from ._alerts import alerts_of
 
     alerts = alerts_of(results)
     if not alerts:

@@ -335,10 +335,10 @@ def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None
 def agentassay_merge_sections(
     shards: Sequence[Results], sources: Sequence[str], names: Sequence[str], notes: list[str]
 ) -> dict[str, Any] | None:
-    if not any(r.coverage for r in shards):
+    if not any(r.sections.get("coverage") for r in shards):
         return None
     notes[:] = [n for n in notes if not n.startswith(GATE_NOTE)]  # each shard's gate: decided again, merged
-    coverage, more = merge_coverage([r.coverage for r in shards], sources, names, shards[0].settings.of(CoverageConfig))
+    coverage, more = merge_coverage([r.sections.get("coverage") for r in shards], sources, names, shards[0].settings.of(CoverageConfig))
     notes.extend(more)
     return {"coverage": coverage}
 
@@ -359,7 +359,7 @@ def agentassay_decide_files(
 
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
-    cov = results.coverage
+    cov = results.sections.get("coverage")
     if (
         report.format not in ("markdown", "html")
         or not cov

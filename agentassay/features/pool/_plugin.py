@@ -62,7 +62,7 @@ def _refusals(prev: Results, identity: dict[str, Any]) -> tuple[list[str], list[
 
     if prev.kind != "run":
         return [f"it is a `{prev.kind}` results file, not a recorded baseline (`agentassay run --full`)"], []
-    if prev.shard is not None:
+    if prev.sections.get("shard") is not None:
         return ["it is one shard of a suite; merge the shards first (`agentassay merge`)"], []
     if prev.interrupted:
         return [

@@ -19,7 +19,7 @@ phases), ``results_sections`` (``proxy``), ``scenario_evidence`` (the p-value co
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from ...gate import GatePlan, ProxyEvidence, ThresholdFixed, proxy_allocation_fo
 from ...gate._fingerprints import EXCLUDED
 from ...integrations.adapters import AgentAdapter
 from ...plugins._hookspecs import hookimpl
-from ...results import Results, TrialOutcome
+from ...results import Results, ResultsError, TrialOutcome
 from ...spec import Settings, SpecError, Suite
 from ...stats import ProxyAllocation, fidelity_correlation
 from ._settings import ProxySettings
@@ -101,7 +101,7 @@ def paired_rho(
 
 def plan_from_baseline(baseline: Results, settings: Settings) -> tuple[ProxyAllocation | None, list[str]]:
     """The allocation ``check`` uses: the baseline's rho and costs, the candidate's settings."""
-    info = baseline.proxy or {}
+    info = baseline.sections.get("proxy") or {}
     if not info.get("scenarios"):
         return None, [
             "config.proxy is set but the baseline has no proxy trials: record it again with `agentassay run` "
@@ -187,7 +187,7 @@ def run_proxy(
         role = "proxy-run"
     else:
         assert allocation is not None
-        base = baseline.proxy or {}
+        base = baseline.sections.get("proxy") or {}
         out.info |= {k: base.get(k) for k in ("rho", "paired_rows", "cost_target", "cost_proxy")}
         out.info["allocation"] = allocation.to_dict()
         arm_caps = dict.fromkeys(target, allocation.n_proxy)
@@ -272,7 +272,7 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
 def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> list[ProxyEvidence] | None:
     if plan.baseline is None:
         return None
-    evidence = ProxyEvidence.from_sections(plan.baseline.proxy, candidate.sections.get("proxy"))
+    evidence = ProxyEvidence.from_sections(plan.baseline.sections.get("proxy"), candidate.sections.get("proxy"))
     return None if evidence is None else [evidence]
 
 
@@ -304,3 +304,45 @@ def agentassay_report_sections(results: Results, report: ReportContext) -> list[
         lines += [f"note: proxy: {n}" for n in proxy.notes]
     extra = () if proxy.usd is None else (("proxy", proxy.usd),)
     return [Section(key=NAME, place="cost", paragraphs=tuple(lines), extra_usd=extra)]
+
+
+# proxy sections: per-scenario maps are unioned, costs added, notes unioned; every other key is
+# suite-wide (model, rho, costs per trial, allocation) and must agree.
+_PROXY_MAPS = ("scenarios", "paired")
+_PROXY_SUMS = ("usd", "paired_usd")
+
+
+def merge_proxy(ordered: Sequence[tuple[Results, str]]) -> dict[str, Any] | None:
+    """One proxy section; None when no shard has one (a shard interrupted before its proxy phase has none)."""
+    present = [(r.sections["proxy"], src) for r, src in ordered if r.sections.get("proxy")]
+    if not present:
+        return None
+    out, src0 = dict(present[0][0]), present[0][1]
+    rest = present[1:]
+    for proxy, src in rest:
+        for key in sorted(set(proxy) | set(out)):
+            mine, theirs = out.get(key), proxy.get(key)
+            if key in _PROXY_MAPS:
+                out[key] = None if mine is None and theirs is None else {**(mine or {}), **(theirs or {})}
+            elif key in _PROXY_SUMS:
+                out[key] = (
+                    None if mine is None and theirs is None else round((mine or 0.0) + (theirs or 0.0), 6)
+                )
+            elif key == "notes":
+                out[key] = list(dict.fromkeys([*(mine or ()), *(theirs or ())]))
+            elif mine != theirs:
+                raise ResultsError(
+                    f"{src}: proxy.{key} is {theirs!r}, but {src0}: {mine!r}. The proxy's plan must be the same in "
+                    "every shard (`check` takes it from the baseline); a baseline with a proxy cannot be "
+                    "recorded in shards, since rho is measured over the whole suite."
+                )
+    return out
+
+
+@hookimpl
+def agentassay_merge_sections(
+    shards: Sequence[Results], sources: Sequence[str], names: Sequence[str], notes: list[str]
+) -> dict[str, Any] | None:
+    """``merge``: one proxy section for the whole suite (None when no shard has one)."""
+    merged = merge_proxy(list(zip(shards, sources, strict=True)))
+    return None if merged is None else {"proxy": merged}

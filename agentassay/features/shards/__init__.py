@@ -1,4 +1,8 @@
-"""Shards (``--shard i/n``): one process runs every n-th scenario; ``merge`` joins the files.
+"""Shards (``--shard i/n``): one process runs every n-th scenario; ``agentassay merge`` joins the files.
 
-The hooks are in ``_plugin``, imported only when a run or a report uses this feature.
+The run's hooks are in ``_plugin``, imported only when a run uses ``--shard``; ``merge_results`` is the merge.
 """
+
+from ._merge import merge_results, shard_note, shard_slice
+
+__all__ = ["merge_results", "shard_note", "shard_slice"]

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 @hookimpl
 def agentassay_configure(run: Run) -> None:
-    from ...results import shard_slice
     from ...spec import SpecError
+    from ._merge import shard_slice
 
     shard = run.options.extra.get("shard")
     if shard is None:
@@ -47,7 +47,7 @@ def agentassay_configure(run: Run) -> None:
 
 @hookimpl
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
-    from ...results import shard_note
+    from ._merge import shard_note
 
     if run.options.extra.get("shard") is None:
         return None

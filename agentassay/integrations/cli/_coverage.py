@@ -220,7 +220,7 @@ def coverage(results_file: Path, as_json: bool, markdown: bool, mermaid: bool) -
     from ...results import ResultsError, load_results
 
     results = load_results(results_file)
-    cov = results.coverage
+    cov = results.sections.get("coverage")
     if not cov:
         raise ResultsError(
             f"{results_file}: no coverage section; it was written with `config.coverage: false` or by an "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,11 @@ def mutate(suite: Path, operators: str | None, max_mutants: int | None, output: 
 
     plugins = _plugins(plugin_specs)
     loaded = load_suite(suite, plugin_keys=plugins.suite_keys())
-    loaded = _overrides(loaded, trials=trials, concurrency=concurrency, seed=seed, budget_usd=budget_usd)
+    loaded = _overrides(loaded, trials=trials, concurrency=concurrency, seed=seed)
+    if budget_usd is not None:
+        from ...features.budget._settings import BudgetSettings
+
+        loaded = replace(loaded, settings=loaded.settings.with_parts(BudgetSettings(budget_usd)))
     config = parse_config(loaded, classes=operators, max_mutants=max_mutants)
     run = run_mutation(loaded, config=config, entry=agent_entry, plugins=plugins,
                        progress=None if quiet else (lambda text: click.echo(f"[mutate] {text}", err=True)))

@@ -120,10 +120,10 @@ class ShardType(click.ParamType):
 
 def _not_a_shard(results: Any, path: Path, role: str) -> None:
     """A shard's file is never a whole baseline or candidate: its levels and Holm assume the others."""
-    if results.shard is not None:
+    if results.sections.get("shard") is not None:
         from ...results import ResultsError
 
-        s = results.shard
+        s = results.sections["shard"]
         raise ResultsError(
             f"{path}: shard {s.get('index')}/{s.get('count')} of a suite, not a whole {role}; combine the shards "
             "first with `agentassay merge SHARD_FILE... -o FILE`"
@@ -378,7 +378,8 @@ def merge(
     whole suite), so the result is what one unsharded run would have decided. Exit codes as `check`
     (0 deploy, 1 block, 2 manual); 3 when a shard is missing, repeated or from another suite.
     """
-    from ...results import load_results, merge_results
+    from ...features.shards import merge_results
+    from ...results import load_results
     from ...runner import RunReport
 
     plugins = _plugins(plugin_specs)

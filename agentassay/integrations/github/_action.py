@@ -287,12 +287,12 @@ class Action:
             results = self.judge_untrusted(loaded, pr)
             self.outcome.results = results
             return self.finish(results, pr=pr)
-        if len(loaded) == 1 and loaded[0].shard is None:
+        if len(loaded) == 1 and loaded[0].sections.get("shard") is None:
             results = loaded[0]
             if results.kind == "run":
                 self.outcome.mode = "record-only"
         else:
-            from ...results import merge_results
+            from ...features.shards import merge_results
 
             checked = any(r.kind != "run" for r in loaded)
             baseline = self.fetch_baseline((pr or {}).get("base_branch")) if checked else None
@@ -314,7 +314,8 @@ class Action:
         one named by the artifact. A baseline that exists but cannot be fetched is an error, since
         without it nothing could be checked; with no baseline yet the run is record-only, as a check is.
         """
-        from ...results import merge_results, rederive_untrusted, rederive_without_baseline
+        from ...features.shards import merge_results
+        from ._untrusted import rederive_untrusted, rederive_without_baseline
 
         origin = self.origin or "the pull request's workflow"
         self.warn(
@@ -329,7 +330,7 @@ class Action:
                 f"results produced by {origin} cannot be checked: the base branch's baseline could not be fetched "
                 "(the warnings say why); run the publish job again once it can be"
             )
-        if len(loaded) > 1 or loaded[0].shard is not None:
+        if len(loaded) > 1 or loaded[0].sections.get("shard") is not None:
             merged = merge_results(loaded, baseline=baseline if loaded[0].kind == "check" else None)
         else:
             merged = loaded[0]
@@ -571,7 +572,7 @@ class Action:
             for k in ("pass", "fail", "inconclusive"):
                 values[k] = str(results.decision.counts.get(k, 0))
             usd = results.cost().get("usd")
-            proxy_usd = (results.proxy or {}).get("usd") or 0.0
+            proxy_usd = (results.sections.get("proxy") or {}).get("usd") or 0.0
             values["cost-usd"] = "" if usd is None else f"{usd + proxy_usd:.6f}"
         html = next((p for p in self.outcome.reports if p.endswith(".html") and ".traces." not in p), "")
         values["report-html"] = html

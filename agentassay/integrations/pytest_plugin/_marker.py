@@ -42,7 +42,7 @@ class MarkerSpec:
         return Settings(
             trials=self.trials, threshold=self.threshold, alpha=self.alpha, beta=self.beta, delta=self.delta,
             method=self.method, concurrency=self.concurrency, timeout=self.timeout or 1e9, seed=self.seed,
-            errors=self.errors, fingerprints=True,
+            errors=self.errors,
         )
 
 

@@ -17,22 +17,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..gate import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
-from ..spec import Scenario, Settings
-from ._compare import baseline_notes, compare_results
-from ._model import Results, ResultsError, ScenarioResult
-from ._more import with_more_trials
+from ...gate import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
+from ...results._compare import baseline_notes, compare_results
+from ...results._model import Results, ResultsError, ScenarioResult
+from ...results._more import with_more_trials
+from ...spec import Scenario, Settings
 
 if TYPE_CHECKING:
-    from ..plugins import Plugins
+    from ...plugins import Plugins
 
 T = TypeVar("T")
-
-# proxy sections: per-scenario maps are unioned, costs added, notes unioned; every other key is
-# suite-wide (model, rho, costs per trial, allocation) and must agree.
-_PROXY_MAPS = ("scenarios", "paired")
-_PROXY_SUMS = ("usd", "paired_usd")
-
 
 def shard_slice(items: Sequence[T], index: int, count: int) -> list[T]:
     """The items of shard ``index`` of ``count`` (1-based): round-robin, so sizes differ by at most one."""
@@ -50,7 +44,8 @@ def shard_note(index: int, count: int, size: int, total: int) -> str:
 
 
 def _shard_of(r: Results, src: str) -> tuple[int, int, int]:
-    if r.shard is None:
+    shard = r.sections.get("shard")
+    if shard is None:
         raise ResultsError(
             f"{src}: not a shard (written without --shard, it covers the whole suite). `agentassay merge` "
             "combines the files of `run --shard i/n` or `check --shard i/n`."
@@ -58,10 +53,10 @@ def _shard_of(r: Results, src: str) -> tuple[int, int, int]:
     if r.kind not in ("run", "check"):
         raise ResultsError(f"{src}: a '{r.kind}' file; merge combines the shards of `run` or `check`")
     try:
-        index, count, total = (int(r.shard[k]) for k in ("index", "count", "scenarios_total"))
+        index, count, total = (int(shard[k]) for k in ("index", "count", "scenarios_total"))
     except (KeyError, TypeError, ValueError):
         raise ResultsError(
-            f"{src}: malformed field 'shard' ({r.shard!r}); run the shard again with --shard i/n"
+            f"{src}: malformed field 'shard' ({shard!r}); run the shard again with --shard i/n"
         ) from None
     if count < 1 or not 1 <= index <= count or total < count:
         raise ResultsError(f"{src}: impossible shard {index}/{count} of {total} scenarios; run it again")
@@ -159,44 +154,19 @@ def _interleave(ordered: Sequence[Results]) -> tuple[ScenarioResult, ...]:
     return tuple(ordered[k % n].scenarios[k // n] for k in range(total))
 
 
-def _merge_proxy(ordered: Sequence[tuple[Results, str]]) -> dict[str, Any] | None:
-    """One proxy section; None when no shard has one (a shard interrupted before its proxy phase has none)."""
-    present = [(r.proxy, src) for r, src in ordered if r.proxy]
-    if not present:
-        return None
-    out, src0 = dict(present[0][0]), present[0][1]
-    rest = present[1:]
-    for proxy, src in rest:
-        for key in sorted(set(proxy) | set(out)):
-            mine, theirs = out.get(key), proxy.get(key)
-            if key in _PROXY_MAPS:
-                out[key] = None if mine is None and theirs is None else {**(mine or {}), **(theirs or {})}
-            elif key in _PROXY_SUMS:
-                out[key] = (
-                    None if mine is None and theirs is None else round((mine or 0.0) + (theirs or 0.0), 6)
-                )
-            elif key == "notes":
-                out[key] = list(dict.fromkeys([*(mine or ()), *(theirs or ())]))
-            elif mine != theirs:
-                raise ResultsError(
-                    f"{src}: proxy.{key} is {theirs!r}, but {src0}: {mine!r}. The proxy's plan must be the same in "
-                    "every shard (`check` takes it from the baseline); a baseline with a proxy cannot be "
-                    "recorded in shards, since rho is measured over the whole suite."
-                )
-    return out
-
-
-def _merge_sections(ordered: Sequence[tuple[Results, str]], notes: list[str]) -> dict[str, Any]:
+def _merge_sections(ordered: Sequence[tuple[Results, str]], notes: list[tuple[str, str]]) -> dict[str, Any]:
     """Plugins' sections: equal values kept, mappings merged key by key (a section per scenario holds each
-    shard's scenarios under disjoint keys), and a real conflict dropped with a note."""
-    keys = {k for r, _ in ordered for k in r.sections if k != "alerts"}  # alerts: re-made by compare_results
+    shard's scenarios under disjoint keys), and a real conflict dropped with a note (``(key, note)``). The
+    shard's own section is not merged (the merged file is the whole suite); alerts are re-made by
+    ``compare_results``."""
+    keys = {k for r, _ in ordered for k in r.sections if k not in ("alerts", "shard")}
     out = {}
     for key in sorted(keys):
         values = [r.sections[key] for r, _ in ordered if key in r.sections]
         try:
             out[key] = _union(values, key)
         except ValueError as exc:
-            notes.append(f"results section '{key}' could not be merged ({exc}) and was left out")
+            notes.append((key, f"results section '{key}' could not be merged ({exc}) and was left out"))
     return out
 
 
@@ -215,14 +185,19 @@ def _plugin_sections(
     ordered: Sequence[tuple[Results, str]], notes: list[str], plugins: Plugins | None
 ) -> dict[str, Any]:
     """Sections plugins make again for the whole suite (``agentassay_merge_sections``), e.g. coverage."""
-    from ..plugins import default_plugins
+    from ...plugins import default_plugins
 
     shards = [r for r, _ in ordered]
     hooks = (plugins or default_plugins()).for_shards(shards)
     names = [s.name for s in _interleave(shards)]
     made: dict[str, Any] = {}
     for found in hooks.call(
-        "agentassay_merge_sections", shards=shards, sources=[src for _, src in ordered], names=names, notes=notes
+        "agentassay_merge_sections",
+        propagate=(ResultsError,),  # shards that cannot be one run (the proxy's plan differs): exit 3
+        shards=shards,
+        sources=[src for _, src in ordered],
+        names=names,
+        notes=notes,
     ):
         made.update(found)
     notes += [f.note() for f in hooks.failures]
@@ -246,8 +221,8 @@ def _rederive_run(
     A warm start is rebuilt from the prior counts the verdict recorded; the plugins' plan and
     evidence (a run's contracts) are re-derived from the merged sections, as ``compare`` does for a check.
     """
-    from ..gate import Candidate, GatePlan
-    from ..plugins import default_plugins
+    from ...gate import Candidate, GatePlan
+    from ...plugins import default_plugins
 
     m = len(scenarios)
     plan = GatePlan(settings, tuple(s.name for s in scenarios), sections=dict(sections))
@@ -313,7 +288,7 @@ def merge_results(
             "--baseline is for shards of `check`; these are shards of `run` (a baseline recording): "
             "merge them without --baseline"
         )
-    if baseline is not None and baseline.shard is not None:
+    if baseline is not None and baseline.sections.get("shard") is not None:
         raise ResultsError(
             f"{baseline_source}: a shard of a baseline, not a whole one; merge the baseline's shards first "
             "(`agentassay merge ... -o BASELINE`)"
@@ -339,9 +314,13 @@ def merge_results(
     notes.append(f"merged from {len(ordered)} shards (runs {', '.join(runs)})")
     starts = [r.started_at for r, _ in ordered if r.started_at]
     ends = [r.finished_at for r, _ in ordered if r.finished_at]
-    sections = _merge_sections(ordered, notes)
-    sections.update(_plugin_sections(ordered, notes, plugins))  # coverage: from the shards' statistics
-    coverage = sections.pop("coverage", None)  # a top-level field of the file, not a plugin's section
+    conflicts: list[tuple[str, str]] = []
+    sections = _merge_sections(ordered, conflicts)
+    notes += [note for _, note in conflicts]
+    made = _plugin_sections(ordered, notes, plugins)  # e.g. coverage from the shards' statistics
+    remade = {note for key, note in conflicts if key in made}  # a section a plugin made again is not lost
+    notes[:] = [n for n in notes if n not in remade]
+    sections.update(made)
     combined = Results(
         kind=first.kind,
         suite=first.suite,
@@ -355,14 +334,11 @@ def merge_results(
         interrupted=any(r.interrupted for r, _ in ordered),
         versions=first.versions,
         notes=_unique(notes),
-        proxy=_merge_proxy(ordered),
-        coverage=coverage,
         sections=sections,
     )
     if baseline is None:
-        merged_sections = {"proxy": combined.proxy, "coverage": combined.coverage, **combined.sections}
         scenarios, decision, failed = _rederive_run(
-            combined.scenarios, combined.settings, merged_sections, plugins
+            combined.scenarios, combined.settings, dict(combined.sections), plugins
         )
         scenarios = with_more_trials(scenarios, combined.settings)  # none in a run; a stale one never survives
         return replace(combined, scenarios=scenarios, decision=decision, notes=(*combined.notes, *failed))

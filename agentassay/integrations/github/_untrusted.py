@@ -14,15 +14,15 @@ are, and why docs/action.md ("Fork pull requests and trust") says a required che
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..gate import ScenarioVerdict
-from ..stats import Decision, Verdict
-from ._compare import compare_results
-from ._model import Results, ScenarioResult, TrialOutcome
+from ...gate import ScenarioVerdict
+from ...results._compare import compare_results
+from ...results._model import Results, ScenarioResult, TrialOutcome
+from ...stats import Decision, Verdict
 
 if TYPE_CHECKING:
-    from ..plugins import Plugins
+    from ...plugins import Plugins
 
 _UNJUDGED = ScenarioVerdict(Verdict.INCONCLUSIVE, "none", "not judged yet", {}, 0)
 
@@ -77,8 +77,8 @@ def rederive_untrusted(
         cand,
         settings=settings,
         scenarios=tuple(scenarios),
-        shard=None,
-        proxy=None,  # the proxy arm's counts have no trials behind them to replay
+        # The shard record and the proxy arm's counts have no trials behind them to replay.
+        sections=_without(cand.sections, "shard", "proxy"),
         notes=(),
     )
     out = compare_results(base, judged, plugins=plugins)
@@ -107,21 +107,23 @@ def rederive_without_baseline(cand: Results, *, origin: str, plugins: Plugins | 
     """No baseline on the base branch yet (record-only, which never gates): ``cand``'s threshold verdicts
     replayed from its trials, so the table at least says what the trials say; only the results' own
     settings exist to replay them by, and the note says nothing here could check those."""
-    from ._merge import _rederive_run
+    from ...features.shards._merge import _rederive_run
 
     scenarios = tuple(
         replace(s, trials=_trials(s.trials, cand.settings.errors), verdict=_UNJUDGED) for s in cand.scenarios
     )
-    sections = {"coverage": cand.coverage, **cand.sections}
-    scenarios, decision, failed = _rederive_run(scenarios, cand.settings, sections, plugins)
+    scenarios, decision, failed = _rederive_run(scenarios, cand.settings, dict(cand.sections), plugins)
     note = (
         f"results produced by {origin}, not by this repository's code, and the base branch has no baseline to "
         "judge them against: their threshold verdicts were re-derived from their trials by their own settings, "
         "which nothing here can check; recorded only"
     )
-    return replace(
-        cand, kind="run", scenarios=scenarios, decision=decision, shard=None, proxy=None, notes=(note, *failed)
-    )
+    sections = _without(cand.sections, "shard", "proxy")
+    return replace(cand, kind="run", scenarios=scenarios, decision=decision, sections=sections, notes=(note, *failed))
+
+
+def _without(sections: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in sections.items() if k not in keys}
 
 
 __all__ = ["rederive_untrusted", "rederive_without_baseline"]

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..spec._settings import part_by_name
+from ...spec._settings import part_by_name
 
 if TYPE_CHECKING:
-    from ._model import Results, TrialOutcome
+    from ...results._model import Results, TrialOutcome
 
 SECTION = "alerts"  # the results file's key
 OFFLINE = "offline"  # the seeded simulator's provider: no latency alert (see change_alerts)

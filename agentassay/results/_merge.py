@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..gate import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
+from ..gate import SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
 from ..spec import Scenario, Settings
 from ._compare import baseline_notes, compare_results
 from ._model import Results, ResultsError, ScenarioResult
@@ -246,6 +246,7 @@ def _rederive_run(
     A warm start is rebuilt from the prior counts the verdict recorded; the plugins' plan and
     evidence (a run's contracts) are re-derived from the merged sections, as ``compare`` does for a check.
     """
+    from ..features.warm_start._prior import WarmPrior
     from ..gate import Candidate, GatePlan
     from ..plugins import default_plugins
 
@@ -257,12 +258,7 @@ def _rederive_run(
     fixed_n = {}
     for s in scenarios:
         scenario = Scenario(s.name, s.input, threshold=s.threshold)
-        warm = s.verdict.evidence.get("warm_start")
-        prior = (
-            BaselineCounts(int(warm["prior_passes"]), int(warm["prior_trials"]))
-            if isinstance(warm, dict)
-            else None
-        )
+        prior = WarmPrior.from_evidence(s.verdict.evidence)
         monitor = monitor_for(scenario, settings, scenarios=m, prior=prior, share=plan.taken(s.name))
         verdicts[s.name] = replay(monitor, s.outcomes)
         fixed_n[s.name] = fixed_n_equivalent(scenario, settings, scenarios=m)

@@ -40,6 +40,7 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agentassay.features.fingerprints._gate import SHARE  # noqa: E402
 from agentassay.gate import (  # noqa: E402
     BaselineCounts,
     ScenarioTest,
@@ -48,7 +49,6 @@ from agentassay.gate import (  # noqa: E402
     scenario_alpha,
     sequential_design,
 )
-from agentassay.gate._fingerprints import SHARE  # noqa: E402
 from agentassay.spec import Scenario, Settings  # noqa: E402
 from agentassay.stats import Decision, Verdict  # noqa: E402
 from agentassay.stats._regression import regression_codes, verdict_probability  # noqa: E402

@@ -135,7 +135,7 @@ GATE_COST_RATIO = 0.05
 
 
 def gate_rule(rho: float, reps: int, rng: np.random.Generator) -> dict[str, Any]:
-    """The rule ``check`` ships (gate/_proxy.py) on pass/fail counts, against the target alone.
+    """The rule ``check`` ships (features/proxy/_gate.py) on pass/fail counts, against the target alone.
 
     Baseline: GATE_N target trials and the allocation's n_c proxy trials; candidate: n_e target
     and n_c proxy trials, all separate runs. Target p-value: the exact one-sided Fisher test of
@@ -392,7 +392,7 @@ def markdown(result: dict) -> str:
         f"cost per trial, `min_target: {MIN_TARGET}`. p-values are the exact one-sided Fisher test the "
         "regression verdict uses, on the target's and on the proxy's counts (separate runs, baseline proxy "
         "arm as large as the candidate's); FAIL when their weighted Stouffer combination is <= alpha and "
-        "the target's own non-inferiority test does not PASS; PASS only from that test (gate/_proxy.py). "
+        "the target's own non-inferiority test does not PASS; PASS only from that test (features/proxy/_gate.py). "
         f"*Alone*: the same regression verdict on {GATE_N} target trials, no proxy.",
         "",
         "| ρ (weights and allocation) | n_e + n_c | cost ratio | false FAIL (unchanged) | alone | FAIL, drop follows | FAIL, proxy blind | alone (drop) | PASS (unchanged) | alone |",

@@ -37,10 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agentassay.features.contracts._plugin import SHARE as CONTRACTS_SHARE  # noqa: E402
+from agentassay.features.fingerprints._gate import SHARE  # noqa: E402
 from agentassay.features.metamorphic._plugin import SHARE as METAMORPHIC_SHARE  # noqa: E402
 from agentassay.gate import scenario_alpha  # noqa: E402
 from agentassay.gate._designs import LOOKS, SHIPPED, boundary_key  # noqa: E402
-from agentassay.gate._fingerprints import SHARE  # noqa: E402
 from agentassay.spec import Settings  # noqa: E402
 from agentassay.stats._sequential import DESIGN_ALGORITHM, fail_constant, pass_constant  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
@@ -322,7 +322,7 @@ print(json.dumps({"lookup": lookup, "calibrate": cal, "calibrations": misses}))
 _SCENARIO = """
 import json, random, sys, time
 from agentassay.gate import BaselineCounts, monitor_for
-from agentassay.gate._fingerprints import SHARE
+from agentassay.features.fingerprints._gate import SHARE
 from agentassay.spec import Scenario, Settings
 method, rate = sys.argv[1], float(sys.argv[2])
 settings = Settings(method=method)  # the defaults: cap 200, a 300-trial baseline, fingerprints on

@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from agentassay.features.fingerprints import fingerprint_of, fingerprint_test, from_records
+from agentassay.features.fingerprints._gate import SHARE, FingerprintEvidence, FingerprintPlan
+from agentassay.features.fingerprints._gate import plan as fingerprint_plan
 from agentassay.features.fingerprints._settings import FingerprintSettings
+from agentassay.features.warm_start._prior import WarmPrior
 from agentassay.features.warm_start._settings import WarmStartSettings
-from agentassay.gate import BaselineCounts, ScenarioVerdict, decide, fingerprint_plan, monitor_for
-from agentassay.gate._fingerprints import SHARE, FingerprintPlan
+from agentassay.gate import BaselineCounts, ScenarioVerdict, decide, monitor_for
 from agentassay.results import TrialOutcome
 from agentassay.spec import Scenario, Settings
 from agentassay.stats import Verdict
@@ -40,7 +42,9 @@ def test_a_behaviour_shift_fails_a_scenario_whose_pass_rate_passed() -> None:
     unchanged = fingerprint_test(*from_records(base, same), alpha=settings.alpha * SHARE, seed=1)
     plan = FingerprintPlan(30, settings.alpha * SHARE)
     verdicts = {"a": _verdict(Verdict.PASS), "b": _verdict(Verdict.PASS)}
-    final, decision = decide(verdicts, settings, {"a": (shifted, plan), "b": (unchanged, plan)})
+    final, decision = decide(
+        verdicts, settings, evidence=[FingerprintEvidence({"a": (shifted, plan), "b": (unchanged, plan)})]
+    )
     assert final["a"].verdict is Verdict.FAIL and final["a"].rate_verdict is Verdict.PASS
     assert "calls to lookup per run" in final["a"].explanation
     assert final["a"].fingerprint["correction"] == "holm"
@@ -55,7 +59,7 @@ def test_pass_rate_tests_get_half_of_alpha_when_fingerprints_share_it() -> None:
     scenario = Scenario("s", "hi")
     base = BaselineCounts(90, 100)
     alone = monitor_for(scenario, settings, scenarios=2, baseline=base, regression=True)
-    shared = monitor_for(scenario, settings, scenarios=2, baseline=base, regression=True, fingerprints=True)
+    shared = monitor_for(scenario, settings, scenarios=2, baseline=base, regression=True, share=SHARE)
     assert shared.alpha == pytest.approx(alone.alpha * (1 - SHARE))
 
 
@@ -96,7 +100,7 @@ def test_a_version_1_store_is_upgraded_in_place(tmp_path: Path) -> None:
 
 def test_warm_start_reaches_the_threshold_sprt_and_its_evidence() -> None:
     settings = Settings(threshold=0.9, delta=0.1, trials=100)
-    m = monitor_for(Scenario("s", "hi"), settings, scenarios=1, prior=BaselineCounts(100, 100))
+    m = monitor_for(Scenario("s", "hi"), settings, scenarios=1, prior=WarmPrior(100, 100))
     while not m.update(True):
         pass
     v = m.finish()
@@ -104,5 +108,5 @@ def test_warm_start_reaches_the_threshold_sprt_and_its_evidence() -> None:
     assert v.evidence["warm_start"]["worst_case_miss"] <= 1.5 * settings.beta
     assert any("Warm start" in n for n in v.notes)
     cold = monitor_for(Scenario("s", "hi"), Settings(threshold=0.9, trials=100).with_parts(WarmStartSettings(enabled=False)), scenarios=1,
-                       prior=BaselineCounts(100, 100))
-    assert cold.warm is None
+                       prior=WarmPrior(100, 100))
+    assert cold.start is None

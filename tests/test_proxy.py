@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from agentassay.features.proxy._gate import ProxyEvidence, combine
 from agentassay.features.proxy._savings import proxy_trials
-from agentassay.gate import ProxyEvidence, ScenarioVerdict, decide
-from agentassay.gate._proxy import combine
+from agentassay.gate import ScenarioVerdict, decide
 from agentassay.results import Results, load_results
 from agentassay.spec import ModelConfig, Settings, SpecError, parse_suite
 from agentassay.stats import Verdict, combine_proxy, regression_verdict
@@ -120,7 +120,7 @@ def test_a_target_pass_is_never_vetoed_and_holm_sees_the_combined_p() -> None:
     settings = Settings(method="fixed")
     verdicts = {"a": _verdict(90, 100, 7, 10), "b": _verdict(90, 100, 9, 10)}
     evidence = ProxyEvidence(0.8, {"a": (80, 90, 60, 90), "b": (80, 90, 79, 90)})
-    final, decision = decide(verdicts, settings, proxy=evidence)
+    final, decision = decide(verdicts, settings, evidence=[evidence])
     assert final["a"].verdict is Verdict.FAIL and any("Holm" in n for n in final["a"].notes)
     assert decision.verdict is Verdict.FAIL
 

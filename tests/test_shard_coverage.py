@@ -17,9 +17,10 @@ from agentassay.features.coverage import (
     finish_behavioural,
     merge_behavioural_statistics,
 )
+from agentassay.features.coverage._gate import coverage_gate
 from agentassay.features.coverage._plugin import GATE_NOTE
 from agentassay.features.structure._model import RESTRICTED_CALL
-from agentassay.gate import SuiteDecision, coverage_gate
+from agentassay.gate import SuiteDecision
 from agentassay.integrations.adapters import ToolInfo
 from agentassay.integrations.cli import main
 from agentassay.results import load_results

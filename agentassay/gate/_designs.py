@@ -7,7 +7,7 @@ and ~30 s at 200, and a fresh CI container would pay it on every run. So:
    with the default config (written by ``python benchmarks/speed.py --designs``): the default
    baseline and cap, delta 0.1, shape 0.25, looks every 10 trials, the PASS boundary at alpha 0.05
    and the FAIL boundary at the levels ``scenario_alpha`` gives 1-10 scenarios with and without
-   the fingerprint test's share. The two boundaries are calibrated apart (each at its own
+   the built-in plugins' shares of alpha (benchmarks/speed.py lists them). The two boundaries are calibrated apart (each at its own
    level), so each has its own key;
 2. anything else is calibrated once and stored in ``$AGENTASSAY_CACHE_DIR`` (default
    ``~/.cache/agentassay``); a missing or unwritable cache only costs time.

@@ -3,10 +3,10 @@
 The gate is the one place where evidence becomes a verdict. Every kind of evidence a plugin brings
 is one of two stages:
 
-* ``"rate"``: it sharpens a scenario's pass-rate p-value *before* Holm (the proxy model's trials,
-  combined by weighted Stouffer). It spends no alpha of its own.
-* ``"test"``: a test of its own per scenario (the fingerprint shift test, a contract's satisfaction,
-  a third-party check). Its share of alpha is declared in the :class:`GatePlan` before the candidate
+* ``"rate"``: it sharpens a scenario's pass-rate p-value *before* Holm (e.g. another model's trials
+  combined with the target's). It spends no alpha of its own.
+* ``"test"``: a test of its own per scenario (e.g. a behaviour-shift test, a third-party check).
+  Its share of alpha is declared in the :class:`GatePlan` before the candidate
   runs; the pass-rate test gets what is left (``alpha * (1 - sum of shares)``), so by Bonferroni
   across kinds and Holm within each kind the suite's false-alarm rate stays at most alpha. A test
   can only turn a verdict into FAIL: a PASS needs the pass-rate PASS and no test rejecting.
@@ -44,7 +44,7 @@ class GatePlan:
 
     Built by ``run`` / ``check`` (``agentassay_plan`` hook) and rebuilt from the files by
     ``compare`` / ``merge``, so a verdict re-derived from files uses the levels the run used.
-    ``names`` are all the suite's scenarios (m), also when this process runs a shard of them.
+    ``names`` are all the suite's scenarios (m), also when this process runs only some of them.
     """
 
     settings: Settings
@@ -98,7 +98,7 @@ class ScenarioTest:
 
     ``pvalues[scenario]`` is the p-value of "no change" for that scenario; ``details[scenario]`` is
     kept in the verdict's evidence (``evidence[kind]``) with the adjusted p-value and the level;
-    ``describe`` words a rejection (e.g. "contract 'refund-bound' broken in 7/40 trials").
+    ``describe`` words a rejection (e.g. "rule 'refund-bound' broken in 7/40 trials").
     """
 
     kind: str

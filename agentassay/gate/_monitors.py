@@ -9,18 +9,20 @@ the sequential error guarantees: see docs/runner.md, "Concurrency and sequential
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..stats import (
     SPRT,
     RegressionResult,
     SequentialRegression,
     Verdict,
-    WarmStart,
     regression_verdict,
     threshold_verdict,
 )
 from ._designs import LOOKS, sequential_design
+
+if TYPE_CHECKING:
+    from ..spec import Settings
 
 
 @dataclass(frozen=True)
@@ -34,8 +36,8 @@ class ScenarioVerdict:
     trials_used: int
     pvalue: float | None = None
     notes: tuple[str, ...] = ()
-    # The behavioural-fingerprint test's evidence (check only): verdict, Holm-adjusted p-value,
-    # the features that moved, the planned sample. None when the baseline has no fingerprints.
+    # A results-file field the built-in behaviour-shift test fills (check only): verdict, Holm-adjusted
+    # p-value, what moved, the planned sample. None when that test did not run.
     fingerprint: dict[str, Any] | None = None
     rate_verdict: Verdict | None = None  # the pass-rate test's own verdict, before combining
 
@@ -65,6 +67,28 @@ class ScenarioVerdict:
             d.get("fingerprint"),
             None if d.get("rate_verdict") is None else Verdict(d["rate_verdict"]),
         )
+
+
+class Start(Protocol):
+    """A threshold SPRT recalibrated by what a plugin knew before the first trial (:class:`Prior`)."""
+
+    kind: str  # its key in the verdict's evidence
+
+    def sprt(self) -> SPRT: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+    def explain(self) -> str: ...
+
+
+class Prior(Protocol):
+    """What a plugin knows of a scenario before its first trial (``monitor_for(prior=...)``).
+
+    The gate fixes the SPRT's level (the scenario's share of alpha); the plugin decides, from its own
+    config, whether and how that knowledge recalibrates the test (None: the plain SPRT).
+    """
+
+    def start(self, settings: Settings, *, threshold: float, alpha: float) -> Start | None: ...
 
 
 class Monitor(Protocol):
@@ -100,14 +124,16 @@ class ThresholdSPRT(_Base):
     delta: float = 0.1
     alpha: float = 0.05
     beta: float = 0.1
-    warm: WarmStart | None = None
+    start: Start | None = None  # a plugin's recalibration (Prior.start), at these same settings
     test: SPRT = field(init=False)
 
     def __post_init__(self) -> None:
-        self.test = SPRT(
-            threshold=self.threshold, delta=self.delta, alpha=self.alpha, beta=self.beta, max_trials=self.cap,
-            warm=self.warm,
-        )
+        if self.start is not None:
+            self.test = self.start.sprt()
+        else:
+            self.test = SPRT(
+                threshold=self.threshold, delta=self.delta, alpha=self.alpha, beta=self.beta, max_trials=self.cap
+            )
 
     def update(self, passed: bool) -> bool:
         self._count(passed)
@@ -118,9 +144,9 @@ class ThresholdSPRT(_Base):
         r = self.test.result()
         evidence = r.to_dict()
         notes = self.notes
-        if self.warm is not None:
-            evidence["warm_start"] = self.warm.to_dict()
-            notes = (*notes, self.warm.explain())
+        if self.start is not None:
+            evidence[self.start.kind] = self.start.to_dict()
+            notes = (*notes, self.start.explain())
         return ScenarioVerdict(r.verdict, "sprt", r.explain(), evidence, r.trials, notes=notes)
 
 

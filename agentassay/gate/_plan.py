@@ -3,7 +3,7 @@
 Two claims, two levels (docs/statistics.md). A suite is blocked when *any* scenario FAILs, so
 FAIL errors add up across scenarios: sequential tests (and fixed-n threshold tests, which report
 no p-value) FAIL each scenario at ``alpha / m`` (Bonferroni), less the share other evidence
-(fingerprints, a plugin's test) holds; fixed-n regression tests report p-values, so their FAILs
+(a plugin's test, ``GatePlan.share``) holds; fixed-n regression tests report p-values, so their FAILs
 are re-decided with Holm's step-down. A suite deploys only when *every* scenario PASSes, an
 intersection-union test: each regression test PASSes at the suite's ``alpha``, uncorrected and
 undivided (other evidence can only turn a verdict into FAIL, so it takes nothing from PASS).
@@ -13,24 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..spec import Scenario, Settings
-from ..stats import Decision, Verdict, adjust_pvalues, deployment_decision, suite_verdict, warm_start
+from ..stats import Decision, Verdict, adjust_pvalues, deployment_decision, suite_verdict
 from ._evidence import STAGES, Evidence
-from ._fingerprints import MIN_ROWS, SHARE, FingerprintPlan
 from ._monitors import (
     Monitor,
+    Prior,
     RegressionFixed,
     RegressionSequential,
     ScenarioVerdict,
     ThresholdFixed,
     ThresholdSPRT,
 )
-from ._proxy import ProxyEvidence
-
-if TYPE_CHECKING:
-    from ..features.fingerprints import FingerprintResult
 
 
 @dataclass(frozen=True)
@@ -39,13 +35,10 @@ class BaselineCounts:
     trials: int
 
 
-def scenario_alpha(
-    settings: Settings, scenarios: int, *, holm_later: bool, fingerprints: bool = False, share: float = 0.0
-) -> float:
-    """Level of one scenario's pass-rate test: alpha less the ``share`` its other tests hold (the
-    fingerprint test's half, ``fingerprints=True``, when ``share`` is not given), / m by Bonferroni."""
-    taken = share or (SHARE if fingerprints else 0.0)
-    alpha = settings.alpha * (1 - taken) if taken else settings.alpha
+def scenario_alpha(settings: Settings, scenarios: int, *, holm_later: bool, share: float = 0.0) -> float:
+    """Level of one scenario's pass-rate test: alpha less the ``share`` its other tests hold
+    (``GatePlan.taken``), / m by Bonferroni."""
+    alpha = settings.alpha * (1 - share) if share else settings.alpha
     if settings.correction == "none" or scenarios <= 1 or (holm_later and settings.correction == "holm"):
         return alpha
     return alpha / scenarios
@@ -58,17 +51,15 @@ def monitor_for(
     scenarios: int,
     baseline: BaselineCounts | None = None,
     regression: bool = False,
-    fingerprints: bool = False,
-    prior: BaselineCounts | None = None,
+    prior: Prior | None = None,
     share: float = 0.0,
 ) -> Monitor:
     """The test for one scenario: threshold (``run``) or regression against ``baseline`` (``check``).
 
-    ``share``: the part of this scenario's alpha its other tests hold (``GatePlan.taken``);
-    ``fingerprints=True`` is the fingerprint test's share. ``prior``: recorded trials that
-    warm-start a threshold SPRT (``settings.warm_start``; any version, see stats.warm_start).
+    ``share``: the part of this scenario's alpha its other tests hold (``GatePlan.taken``).
+    ``prior``: what a plugin knew before the first trial; it may recalibrate a threshold SPRT
+    (:class:`Prior`), at the level this function gives the scenario.
     """
-    taken = share or (SHARE if fingerprints else 0.0)
     cap = settings.trial_cap
     sequential = settings.method == "sprt"
     if regression and baseline is not None and baseline.trials > 0:
@@ -77,7 +68,7 @@ def monitor_for(
                 cap,
                 base_passes=baseline.passes,
                 base_trials=baseline.trials,
-                alpha=scenario_alpha(settings, scenarios, holm_later=False, share=taken),
+                alpha=scenario_alpha(settings, scenarios, holm_later=False, share=share),
                 delta=settings.margin,
                 pass_alpha=settings.alpha,
             )
@@ -85,7 +76,7 @@ def monitor_for(
             cap,
             base_passes=baseline.passes,
             base_trials=baseline.trials,
-            alpha=scenario_alpha(settings, scenarios, holm_later=True, share=taken),
+            alpha=scenario_alpha(settings, scenarios, holm_later=True, share=share),
             beta=settings.beta,
             delta=settings.margin,
             pass_alpha=settings.alpha,
@@ -94,16 +85,11 @@ def monitor_for(
     if regression:
         notes = ("the baseline has no trials of this scenario, so it was tested against the threshold only",)
     threshold = scenario.threshold if scenario.threshold is not None else settings.threshold
-    alpha = scenario_alpha(settings, scenarios, holm_later=False, share=taken)
+    alpha = scenario_alpha(settings, scenarios, holm_later=False, share=share)
     if sequential:
-        warm = None
-        if settings.part("warm_start").enabled and prior is not None and prior.trials > 0:
-            warm = warm_start(
-                prior.passes, prior.trials, threshold=threshold, delta=settings.delta, alpha=alpha,
-                beta=settings.beta, max_trials=cap, inflation=settings.part("warm_start").inflation,
-            )
+        start = prior.start(settings, threshold=threshold, alpha=alpha) if prior is not None else None
         return ThresholdSPRT(
-            cap, notes, threshold=threshold, delta=settings.delta, alpha=alpha, beta=settings.beta, warm=warm
+            cap, notes, threshold=threshold, delta=settings.delta, alpha=alpha, beta=settings.beta, start=start
         )
     return ThresholdFixed(cap, notes, threshold=threshold, alpha=alpha)
 
@@ -156,28 +142,11 @@ class SuiteDecision:
         }
 
 
-def coverage_gate(
-    decision: SuiteDecision, overall: float | None, minimum: float | None
-) -> tuple[SuiteDecision, str | None]:
-    """Paper Eq. 26: a deploy whose overall coverage is below ``minimum`` becomes manual review.
-
-    Coverage never turns a block into anything else, and never blocks: too little coverage means
-    the evidence is thin, not that the agent got worse.
-    """
-    if minimum is None or overall is None or decision.decision is not Decision.DEPLOY or overall >= minimum:
-        return decision, None
-    note = (
-        f"coverage gate (config.coverage.min = {minimum:g}): overall coverage {overall:.3f} is below the minimum, "
-        "so a PASS needs manual review (paper Eq. 26)"
-    )
-    return replace(decision, decision=Decision.MANUAL), note
-
-
 def holm_adjust(verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dict[str, ScenarioVerdict]:
     """Holm across the fixed-n regression FAILs (the only verdicts that carry p-values).
 
     The level is what the pass-rate tests hold, not the suite's alpha: ``alpha x (1 - shares)`` when
-    other tests (fingerprints, a plugin's) took part of it, times ``k / m`` when only ``k`` of the
+    other tests (the plugins') took part of it, times ``k / m`` when only ``k`` of the
     ``m`` scenarios carry p-values (the others are tested at ``alpha / m`` each), so that by
     Bonferroni across kinds the suite's false-alarm rate stays at most alpha.
     """
@@ -201,90 +170,18 @@ def holm_adjust(verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dic
     return out
 
 
-def combine_fingerprints(
-    verdicts: dict[str, ScenarioVerdict],
-    settings: Settings,
-    fingerprints: dict[str, tuple[FingerprintResult | None, FingerprintPlan]],
-) -> dict[str, ScenarioVerdict]:
-    """Fold each scenario's fingerprint test into its verdict (FAIL if either test FAILs).
-
-    The fingerprint p-values are adjusted across scenarios (Holm by default) and compared with
-    ``alpha * SHARE``; a PASS needs the pass-rate PASS and no behaviour shift.
-    """
-    alpha = settings.alpha * SHARE
-    tested = {n: float(r.p_value) for n, (r, _) in fingerprints.items() if r is not None and n in verdicts}
-    raw = list(tested.values())
-    method = settings.correction if settings.correction in ("holm", "bonferroni") and len(raw) > 1 else None
-    q_of = dict(zip(tested, adjust_pvalues(raw, method=method) if method else raw, strict=True))
-    out = dict(verdicts)
-    for name, (r, plan_) in fingerprints.items():
-        v = verdicts.get(name)
-        if v is None:
-            continue
-        fp: dict[str, Any] = {"plan": plan_.to_dict(), "alpha": alpha}
-        if r is None:
-            fp |= {"verdict": None, "explanation": f"not tested: fewer than {MIN_ROWS} fingerprinted trials on a side"}
-            out[name] = replace(v, fingerprint=fp, rate_verdict=v.verdict)
-            continue
-        q = float(q_of[name])
-        shifted = q <= alpha
-        words = r.attribution(3) if shifted else []
-        if shifted and not words and r.shifts:
-            words = [r.shifts[0].describe()]
-        fp |= {
-            "verdict": (Verdict.FAIL if shifted else Verdict.PASS).value,
-            "p_value": float(r.p_value),
-            "adjusted_p": q,
-            "correction": method or "none",
-            "n_baseline": r.n_baseline,
-            "n_candidate": r.n_candidate,
-            "shift": words,
-            "largest": r.shifts[0].describe() if r.shifts else None,
-            "explanation": r.explain(),
-            "features": [
-                {"name": f.name, "baseline": f.baseline_mean, "candidate": f.candidate_mean, "adjusted_p": f.adjusted_p}
-                for f in r.shifts[:8]
-            ],
-        }
-        verdict, explanation = v.verdict, v.explanation
-        if shifted:
-            verdict = Verdict.FAIL
-            explanation = f"FAIL: behaviour shifted ({'; '.join(words)}; p = {q:.3g}). Pass rate: {v.explanation}"
-        out[name] = replace(v, verdict=verdict, explanation=explanation, fingerprint=fp, rate_verdict=v.verdict)
-    return out
-
-
-@dataclass(frozen=True)
-class FingerprintEvidence:
-    """The fingerprint shift tests of a ``check`` as gate evidence (a test of its own, half of alpha)."""
-
-    results: dict[str, tuple[FingerprintResult | None, FingerprintPlan]]
-    kind: str = "fingerprints"
-    stage: str = "test"
-
-    def apply(self, verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dict[str, ScenarioVerdict]:
-        return combine_fingerprints(verdicts, settings, self.results) if self.results else verdicts
-
-
 def decide(
     verdicts: dict[str, ScenarioVerdict],
     settings: Settings,
-    fingerprints: dict[str, tuple[FingerprintResult | None, FingerprintPlan]] | None = None,
-    proxy: ProxyEvidence | None = None,
     *,
     evidence: Sequence[Evidence] = (),
 ) -> tuple[dict[str, ScenarioVerdict], SuiteDecision]:
     """Every verdict from every kind of evidence, in one place (gate/_evidence.py).
 
-    ``"rate"`` evidence first (the proxy's p-values combined with the pass-rate test's), then Holm
-    across the fixed-n regression p-values, then each ``"test"`` kind (the fingerprint tests, then
-    the others in the order given). ``fingerprints`` and ``proxy`` are the built-in kinds passed directly.
+    ``"rate"`` evidence first (p-values combined with the pass-rate test's), then Holm across the
+    fixed-n regression p-values, then each ``"test"`` kind, each in the order given.
     """
     kinds: list[Evidence] = list(evidence)
-    if proxy is not None:
-        kinds.insert(0, proxy)
-    if fingerprints:
-        kinds.insert(0, FingerprintEvidence(fingerprints))
     unknown = [e.kind for e in kinds if e.stage not in STAGES]
     if unknown:
         raise ValueError(f"evidence {unknown} has a stage other than {' or '.join(STAGES)}")

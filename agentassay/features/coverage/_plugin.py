@@ -25,12 +25,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...gate import SuiteDecision, coverage_gate
+from ...gate import SuiteDecision
 from ...integrations.adapters import AgentAdapter
 from ...integrations.adapters._resolve import is_sdk_agent
 from ...plugins._hookspecs import hookimpl
 from ...spec import Suite
 from ...traces import Trace
+from ._gate import coverage_gate
 from ._settings import CoverageConfig
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ def measure_coverage(
 # -- shards: sufficient statistics and their merge -----------------------------------------------
 
 MERGE_SCHEMA = "agentassay.coverage-merge/1"
-# The start of every note ``gate.coverage_gate`` writes: a shard's gate is re-applied to the merged overall.
+# The start of every note ``coverage_gate`` writes: a shard's gate is re-applied to the merged overall.
 GATE_NOTE = "coverage gate (config.coverage.min"
 
 

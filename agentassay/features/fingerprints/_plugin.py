@@ -3,7 +3,7 @@
 Plan: from the baseline's own fingerprints each scenario gets a sample size fixed in advance (the
 adaptive budget) and half of its alpha (``SHARE``); recording a baseline keeps a fingerprint sample
 too. Evidence: the max-T permutation test of the candidate's first ``n`` trials against the
-baseline's, Holm across scenarios, a FAIL naming the features that moved (gate/_plan.py).
+baseline's, Holm across scenarios, a FAIL naming the features that moved (features/fingerprints/_gate.py).
 Used by ``check`` and, from the files alone, by ``compare`` and ``merge``.
 """
 
@@ -12,16 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...gate import (
-    FingerprintEvidence,
-    FingerprintPlan,
-    GatePlan,
-    fingerprint_plan,
-    fingerprint_test,
-    recording_sample,
-)
-from ...gate._fingerprints import SHARE
+from ...gate import GatePlan
 from ...plugins._hookspecs import hookimpl
+from ._gate import SHARE, FingerprintEvidence, FingerprintPlan, recording_sample
+from ._gate import plan as fingerprint_plan
+from ._gate import test as fingerprint_test
 
 if TYPE_CHECKING:
     from ...results import Results, TrialOutcome

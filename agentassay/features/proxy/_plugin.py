@@ -9,7 +9,7 @@ of its own: the baseline's proxy arm.
 
 ``check`` re-derives the allocation from the baseline's rho and costs (so the candidate cannot
 move it), runs the target's share and then the proxy's share on fresh seeds, and hands the counts
-to the gate, which combines the two p-values (gate/_proxy.py).
+to the gate, which combines the two p-values (features/proxy/_gate.py).
 
 Hooks: ``prepare`` (the adapter and, in ``check``, the allocation), ``after_trials`` (the proxy's
 phases), ``results_sections`` (``proxy``), ``scenario_evidence`` (the p-value combination, also in
@@ -23,13 +23,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ...gate import GatePlan, ProxyEvidence, ThresholdFixed, proxy_allocation_for
-from ...gate._fingerprints import EXCLUDED
+from ...gate import GatePlan, ThresholdFixed
 from ...integrations.adapters import AgentAdapter
 from ...plugins._hookspecs import hookimpl
 from ...results import Results, ResultsError, TrialOutcome
 from ...spec import Settings, SpecError, Suite
 from ...stats import ProxyAllocation, fidelity_correlation
+from ..fingerprints._gate import EXCLUDED
+from ._gate import ProxyEvidence
+from ._gate import allocation as proxy_allocation_for
 from ._settings import ProxySettings
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ...gate import BaselineCounts, SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
+from ...gate import SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
 from ...results._compare import baseline_notes, compare_results
 from ...results._model import Results, ResultsError, ScenarioResult
 from ...results._more import with_more_trials
@@ -223,6 +223,7 @@ def _rederive_run(
     """
     from ...gate import Candidate, GatePlan
     from ...plugins import default_plugins
+    from ..warm_start._prior import WarmPrior
 
     m = len(scenarios)
     plan = GatePlan(settings, tuple(s.name for s in scenarios), sections=dict(sections))
@@ -232,12 +233,7 @@ def _rederive_run(
     fixed_n = {}
     for s in scenarios:
         scenario = Scenario(s.name, s.input, threshold=s.threshold)
-        warm = s.verdict.evidence.get("warm_start")
-        prior = (
-            BaselineCounts(int(warm["prior_passes"]), int(warm["prior_trials"]))
-            if isinstance(warm, dict)
-            else None
-        )
+        prior = WarmPrior.from_evidence(s.verdict.evidence)
         monitor = monitor_for(scenario, settings, scenarios=m, prior=prior, share=plan.taken(s.name))
         verdicts[s.name] = replay(monitor, s.outcomes)
         fixed_n[s.name] = fixed_n_equivalent(scenario, settings, scenarios=m)

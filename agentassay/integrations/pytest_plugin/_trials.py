@@ -75,7 +75,7 @@ class _Gate:
             hooks = default_plugins().for_plan(plan)
             hooks.call("agentassay_plan", plan=plan)
         else:
-            from ...gate import recording_sample
+            from ...features.fingerprints._gate import recording_sample
 
             plan.require(name, "fingerprints", recording_sample(settings))
         counts = baseline.baseline_counts().get(name) if baseline is not None else None

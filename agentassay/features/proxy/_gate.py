@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..spec import Settings
-from ..stats import ProxyAllocation, Verdict, combine_proxy, proxy_allocation, regression_verdict
-from ._monitors import ScenarioVerdict
+from ...gate import ScenarioVerdict
+from ...spec import Settings
+from ...stats import ProxyAllocation, Verdict, combine_proxy, proxy_allocation, regression_verdict
 
 
 @dataclass(frozen=True)

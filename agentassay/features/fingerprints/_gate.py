@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..spec import Settings
+from ...gate import ScenarioVerdict
+from ...spec import Settings
+from ...stats import Verdict, adjust_pvalues
 
 if TYPE_CHECKING:
-    from ..features.fingerprints import FingerprintResult
+    from . import FingerprintResult
 
 SHARE = 0.5  # of alpha, for the fingerprint tests
 DEFAULT_SAMPLE = 30  # fingerprint sample of a recording run when the suite does not set one
@@ -64,7 +66,7 @@ def plan(baseline: Sequence[dict[str, float]], settings: Settings, *, scenarios:
     """The candidate's fingerprint sample size, or None when there is nothing to compare with."""
     if not settings.part("fingerprints").enabled or len(baseline) < MIN_ROWS:
         return None
-    from ..features.fingerprints import from_records, plan_budget
+    from . import from_records, plan_budget
 
     alpha = settings.alpha * SHARE
     if settings.part("fingerprints").trials is not None:
@@ -101,7 +103,7 @@ def test(
     """Permutation max-T test of the two samples at alpha * SHARE (Holm across scenarios comes later)."""
     if len(baseline) < MIN_ROWS or len(candidate) < MIN_ROWS:
         return None
-    from ..features.fingerprints import fingerprint_test, from_records
+    from . import fingerprint_test, from_records
 
     xb, xc = from_records(_strip(baseline), _strip(candidate))
     return fingerprint_test(
@@ -112,3 +114,68 @@ def test(
         permutations=PERMUTATIONS,
         seed=seed_for(settings, scenario),
     )
+
+
+def combine_fingerprints(
+    verdicts: dict[str, ScenarioVerdict],
+    settings: Settings,
+    fingerprints: dict[str, tuple[FingerprintResult | None, FingerprintPlan]],
+) -> dict[str, ScenarioVerdict]:
+    """Fold each scenario's fingerprint test into its verdict (FAIL if either test FAILs).
+
+    The fingerprint p-values are adjusted across scenarios (Holm by default) and compared with
+    ``alpha * SHARE``; a PASS needs the pass-rate PASS and no behaviour shift.
+    """
+    alpha = settings.alpha * SHARE
+    tested = {n: float(r.p_value) for n, (r, _) in fingerprints.items() if r is not None and n in verdicts}
+    raw = list(tested.values())
+    method = settings.correction if settings.correction in ("holm", "bonferroni") and len(raw) > 1 else None
+    q_of = dict(zip(tested, adjust_pvalues(raw, method=method) if method else raw, strict=True))
+    out = dict(verdicts)
+    for name, (r, plan_) in fingerprints.items():
+        v = verdicts.get(name)
+        if v is None:
+            continue
+        fp: dict[str, Any] = {"plan": plan_.to_dict(), "alpha": alpha}
+        if r is None:
+            fp |= {"verdict": None, "explanation": f"not tested: fewer than {MIN_ROWS} fingerprinted trials on a side"}
+            out[name] = replace(v, fingerprint=fp, rate_verdict=v.verdict)
+            continue
+        q = float(q_of[name])
+        shifted = q <= alpha
+        words = r.attribution(3) if shifted else []
+        if shifted and not words and r.shifts:
+            words = [r.shifts[0].describe()]
+        fp |= {
+            "verdict": (Verdict.FAIL if shifted else Verdict.PASS).value,
+            "p_value": float(r.p_value),
+            "adjusted_p": q,
+            "correction": method or "none",
+            "n_baseline": r.n_baseline,
+            "n_candidate": r.n_candidate,
+            "shift": words,
+            "largest": r.shifts[0].describe() if r.shifts else None,
+            "explanation": r.explain(),
+            "features": [
+                {"name": f.name, "baseline": f.baseline_mean, "candidate": f.candidate_mean, "adjusted_p": f.adjusted_p}
+                for f in r.shifts[:8]
+            ],
+        }
+        verdict, explanation = v.verdict, v.explanation
+        if shifted:
+            verdict = Verdict.FAIL
+            explanation = f"FAIL: behaviour shifted ({'; '.join(words)}; p = {q:.3g}). Pass rate: {v.explanation}"
+        out[name] = replace(v, verdict=verdict, explanation=explanation, fingerprint=fp, rate_verdict=v.verdict)
+    return out
+
+
+@dataclass(frozen=True)
+class FingerprintEvidence:
+    """The fingerprint shift tests of a ``check`` as gate evidence (a test of its own, half of alpha)."""
+
+    results: dict[str, tuple[FingerprintResult | None, FingerprintPlan]]
+    kind: str = "fingerprints"
+    stage: str = "test"
+
+    def apply(self, verdicts: dict[str, ScenarioVerdict], settings: Settings) -> dict[str, ScenarioVerdict]:
+        return combine_fingerprints(verdicts, settings, self.results) if self.results else verdicts

@@ -111,9 +111,9 @@ _ASCII_CONTROLS = re.compile(
 
 def _visible(text: str) -> str:
     """Text without Unicode's "other" characters (controls, bidirectional overrides, zero-width ones,
-    private use, unassigned), whitespace kept: ``_coverage._visible``, with a fast path for ASCII,
+    private use, unassigned), whitespace kept: ``_summary.invisible_dropped``, with a fast path for ASCII,
     which is most of what agents write (traces run to megabytes)."""
-    from ._coverage import _visible as visible
+    from ._summary import invisible_dropped as visible
 
     return _ASCII_CONTROLS.sub("", text) if text.isascii() else visible(text)
 

@@ -76,8 +76,8 @@ _OMITTED = {Verdict.FAIL: "failing", Verdict.INCONCLUSIVE: "inconclusive", Verdi
 # Widths (characters of the raw text) that keep one row or one details block bounded, so that a
 # single enormous failure reason cannot crowd every other scenario out of the comment.
 _W_NAME, _W_CELL, _W_LINE, _W_TEXT = 80, 200, 300, 1000
-_MAX_LIST = 20  # warnings, notes, coverage gaps shown before "… N more"
-_FOLD_LINES = 40  # a coverage diagram with more lines than this is shown folded
+_MAX_LIST = 20  # warnings, notes, a section's items shown before "… N more"
+_FOLD_LINES = 40  # a section's diagram with more lines than this is shown folded
 
 
 class Md(str):
@@ -361,8 +361,8 @@ def _more(n: int, what: str) -> Md | None:
 
 
 def _escaped(text: Any, esc: _Escaper, width: int) -> Md:
-    """Text as Markdown: escaped, unless it already is escaped Markdown (``Md``, e.g. from
-    :func:`agentassay.reports.coverage_section`, which escapes every name it puts in)."""
+    """Text as Markdown: escaped, unless it already is escaped Markdown (``Md``, e.g. a plugin's section
+    that escaped every name it put in)."""
     return text if isinstance(text, Md) else esc(text, width)
 
 
@@ -653,11 +653,11 @@ def _render(
 def _sections(
     results: Results | None,
     secrets: Sequence[str],
-    coverage: Mapping[str, Any] | None,
+    replacing: Sequence[Section],
     sections: Sequence[Section] | None,
     plugins: Plugins | None,
 ) -> tuple[list[Section], list[str]]:
-    """The plugins' sections (unless ``sections`` are given), with an explicit ``coverage`` in place of theirs."""
+    """The plugins' sections (unless ``sections`` are given), each of ``replacing`` in place of theirs with its key."""
     warnings: list[str] = []
     if sections is not None:
         found = list(sections)
@@ -667,10 +667,8 @@ def _sections(
         found, warnings = collect_sections(results, report, plugins)
     else:
         found = []
-    if coverage is not None:
-        from ._coverage import as_section
-
-        found = replace_section(found, as_section(coverage))
+    for section in replacing:
+        found = replace_section(found, section)
     return found, warnings
 
 
@@ -684,7 +682,7 @@ def render_pr_comment(
     baseline_info: str | None = None,
     secrets: Sequence[str] = (),
     limit: int = COMMENT_LIMIT,
-    coverage: Mapping[str, Any] | None = None,
+    replacing: Sequence[Section] = (),
     sections: Sequence[Section] | None = None,
     plugins: Plugins | None = None,
     error: str | None = None,
@@ -694,15 +692,14 @@ def render_pr_comment(
     ``results`` None: the run produced no results file (``warnings`` say why). ``mode``
     "record-only": there is no baseline yet, the run was recorded only. ``warnings`` and
     ``baseline_info`` come from the workflow; every text is redacted (agentassay/boundary.py) and so are
-    ``secrets`` (see :func:`secret_values`). The sections after the table (coverage gaps, the proxy's cost, a third-party plugin's)
+    ``secrets`` (see :func:`secret_values`). The sections after the table (a built-in or third-party plugin's)
     come from the plugins that read ``results`` (``plugins``: default, the installed ones), unless
-    ``sections`` are given. ``coverage`` — ``{"summary": str, "gaps": [str], "mermaid": str | None}``
-    with an optional ``"legend": str`` (see :func:`agentassay.reports.coverage_section`, whose escaped
-    ``Md`` strings are printed as they are; plain strings are escaped here) — replaces the coverage
-    plugin's section. A diagram of more than 40 lines is folded into a ``<details>``. ``error``: the run
+    ``sections`` are given. Each of ``replacing`` takes the place of the plugin section with its key
+    (appended when there is none); its escaped ``Md`` strings are printed as they are, plain strings
+    are escaped here. A diagram of more than 40 lines is folded into a ``<details>``. ``error``: the run
     stopped before a verdict (an engine error); the comment says so, with no table.
     """
-    found, failed = _sections(results, secrets, coverage, sections, plugins)
+    found, failed = _sections(results, secrets, replacing, sections, plugins)
     return _render(
         results,
         marker=_marker(marker_key),
@@ -728,7 +725,7 @@ def render_job_summary(
     baseline_info: str | None = None,
     secrets: Sequence[str] = (),
     limit: int = SUMMARY_LIMIT,
-    coverage: Mapping[str, Any] | None = None,
+    replacing: Sequence[Section] = (),
     sections: Sequence[Section] | None = None,
     plugins: Plugins | None = None,
     error: str | None = None,
@@ -737,7 +734,7 @@ def render_job_summary(
     so both calls take the same arguments) and GitHub's larger summary limit, so that what the
     comment had to leave out is here."""
     del marker_key
-    found, failed = _sections(results, secrets, coverage, sections, plugins)
+    found, failed = _sections(results, secrets, replacing, sections, plugins)
     return _render(
         results,
         marker=None,

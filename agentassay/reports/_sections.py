@@ -38,8 +38,8 @@ class Section:
     ``place``: ``"body"`` after the verdict table (a ``title`` heading, ``paragraphs``, a bullet list
     of ``items``, a ``diagram``), ``"cost"`` with the cost lines (``paragraphs`` only), or ``"warnings"``
     before the verdict table, one warning line per paragraph and item (the change alerts).
-    ``extra_usd``: money spent outside the scenarios' trials, e.g. ``(("proxy", 0.0016),)``, shown in
-    the cost line as ``(+ $0.0016 proxy)``. ``noun`` names the items in "… 3 more gaps".
+    ``extra_usd``: money spent outside the scenarios' trials, e.g. ``(("second model", 0.0016),)``, shown in
+    the cost line as ``(+ $0.0016 second model)``. ``noun`` names the items in "… 3 more gaps".
     """
 
     key: str
@@ -50,7 +50,7 @@ class Section:
     place: str = "body"
     extra_usd: tuple[tuple[str, float], ...] = ()
     noun: str = "items"
-    # HTML only: an inline <svg> the plugin drew itself, every text in it escaped (the coverage graph).
+    # HTML only: an inline <svg> the plugin drew itself, every text in it escaped (a graph).
     svg: str | None = None
 
     def __post_init__(self) -> None:
@@ -110,5 +110,5 @@ def replace_section(sections: Sequence[Section], new: Section) -> list[Section]:
 
 
 def extra_cost(sections: Sequence[Section], usd: Callable[[float], str]) -> str:
-    """`` (+ $0.0016 proxy)`` for the cost line, from every section's ``extra_usd``."""
+    """`` (+ $0.0016 second model)`` for the cost line, from every section's ``extra_usd``."""
     return "".join(f" (+ {usd(x)} {label})" for s in sections for label, x in s.extra_usd)

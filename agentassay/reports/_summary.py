@@ -1,4 +1,4 @@
-"""Figures every report states the same way: verdict words, behaviour, per-scenario cost, savings, proxy.
+"""Figures every report states the same way: verdict words, behaviour, per-scenario cost, savings.
 
 The terminal table and the PR comment read these from one place so that a number shown in a CI
 log and the same number in the pull request can never disagree.
@@ -6,6 +6,7 @@ log and the same number in the pull request can never disagree.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,14 @@ def clip(text: str, width: int) -> str:
     """One line of at most ``width`` characters (whitespace runs collapsed, an ellipsis when cut)."""
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def invisible_dropped(text: str) -> str:
+    """Drops Unicode's "other" characters: controls, format characters (bidirectional overrides,
+    which make text display differently from what it says, zero-width ones), lone surrogates
+    (which no UTF-8 comment body can carry), private-use and unassigned code points. Whitespace
+    stays, for :func:`clip` to collapse."""
+    return "".join(c for c in text if c.isspace() or unicodedata.category(c)[0] != "C")
 
 
 def counts_text(decision: SuiteDecision, order: tuple[str, ...] | None = None) -> str:
@@ -108,35 +117,6 @@ def savings_of(results: Results) -> Savings | None:
         abs(saved["trials_saved"]),
         abs(saved["fraction_saved"]) * 100,
         saved["usd_saved"],
-    )
-
-
-@dataclass(frozen=True)
-class ProxySummary:
-    """config.proxy as reports show it. ``ran`` is False when the section holds notes only."""
-
-    ran: bool
-    label: str
-    trials: int
-    usd: float | None
-    rho: float | None
-    plan: tuple[int, int] | None  # (target, proxy) trials per scenario when the proxy pays
-    notes: tuple[str, ...]
-
-
-def proxy_of(results: Results) -> ProxySummary | None:
-    proxy = results.proxy
-    if not proxy:
-        return None
-    alloc = proxy.get("allocation") or {}
-    return ProxySummary(
-        bool(proxy.get("scenarios") or proxy.get("paired")),
-        str(proxy.get("label")),
-        results.proxy_trials(),
-        proxy.get("usd"),
-        proxy.get("rho"),
-        (alloc["n_target"], alloc["n_proxy"]) if alloc.get("proxy_pays") else None,
-        tuple(str(n) for n in proxy.get("notes") or ()),
     )
 
 

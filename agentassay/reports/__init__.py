@@ -14,7 +14,7 @@ from ._markdown import (
     render_pr_comment,
     secret_values,
 )
-from ._sections import Diagram, ReportContext, Section, collect_sections
+from ._sections import Diagram, ReportContext, ScenarioPart, Section, collect_sections
 from ._terminal import render_table
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "Diagram",
     "HtmlReport",
     "ReportContext",
+    "ScenarioPart",
     "Section",
     "collect_sections",
     "escape_markdown",

@@ -1,4 +1,4 @@
-"""Figures every report states the same way: verdict words, behaviour, per-scenario cost, savings.
+"""Figures every report states the same way: verdict words, per-scenario cost, savings.
 
 The terminal table and the PR comment read these from one place so that a number shown in a CI
 log and the same number in the pull request can never disagree.
@@ -34,52 +34,6 @@ def counts_text(decision: SuiteDecision, order: tuple[str, ...] | None = None) -
     """``"1 pass, 1 fail"``: the verdict counts the decision rests on, zeros left out."""
     keys = order if order is not None else tuple(decision.counts)
     return ", ".join(f"{decision.counts[k]} {k}" for k in keys if decision.counts.get(k))
-
-
-@dataclass(frozen=True)
-class Behaviour:
-    """The fingerprint comparison of one scenario (None from :func:`behaviour_of` when it had none)."""
-
-    tested: bool
-    shifted: bool
-    words: tuple[str, ...]  # the features that moved, in words (shifted only)
-    explanation: str  # why it was not tested (untested only)
-    n_baseline: Any = None
-    n_candidate: Any = None
-    adjusted_p: float | None = None
-    largest: str | None = None  # the largest move, shifted or not
-
-
-def behaviour_of(s: ScenarioResult) -> Behaviour | None:
-    fp = s.verdict.fingerprint
-    if not fp:
-        return None
-    if fp.get("verdict") is None:
-        return Behaviour(False, False, (), str(fp.get("explanation", "fingerprints not tested")))
-    return Behaviour(
-        True,
-        fp["verdict"] == "fail",
-        tuple(str(w) for w in fp.get("shift") or ()),
-        str(fp.get("explanation", "")),
-        fp.get("n_baseline"),
-        fp.get("n_candidate"),
-        fp.get("adjusted_p"),
-        fp.get("largest") or None,
-    )
-
-
-def behaviour_text(s: ScenarioResult) -> str | None:
-    """The fingerprint comparison in words, or None when the scenario had none."""
-    b = behaviour_of(s)
-    if b is None:
-        return None
-    if not b.tested:
-        return b.explanation
-    n = f"{b.n_baseline} vs {b.n_candidate} runs"
-    if b.shifted:
-        return f"SHIFTED ({n}, adjusted p = {b.adjusted_p:.3g}): " + "; ".join(b.words)
-    largest = f"; largest move: {b.largest}" if b.largest else ""
-    return f"no shift detected ({n}, adjusted p = {b.adjusted_p:.3g}){largest}"
 
 
 def scenario_usd(s: ScenarioResult) -> tuple[float, float | None] | None:

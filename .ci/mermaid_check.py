@@ -28,7 +28,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from test_coverage_report import big_graph, customer_service, hostile  # noqa: E402
 
-from agentassay.reports import mermaid_flowchart  # noqa: E402
+from agentassay.features.coverage._report import mermaid_flowchart  # noqa: E402
 
 MERMAID_SH = ROOT / ".ci" / "mermaid.sh"
 BROKEN = 'flowchart LR\n  n0(["a"] --> n1[["b"\n'

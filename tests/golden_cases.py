@@ -190,7 +190,8 @@ def _read(results_file: Path) -> Any:
 
 def reports(results_file: Path) -> dict[str, str]:
     """The terminal table and the PR comment (with the coverage section the Action adds) of a normalised file."""
-    from agentassay.reports import coverage_section, render_pr_comment, render_table
+    from agentassay.features.coverage._report import as_section, coverage_section
+    from agentassay.reports import render_pr_comment, render_table
     from agentassay.results import Results
 
     data = _read(results_file)
@@ -201,7 +202,7 @@ def reports(results_file: Path) -> dict[str, str]:
         section = coverage_section(cov.get("structural"), cov.get("behavioural"))
     return {
         "table": render_table(results),
-        "comment": render_pr_comment(results, coverage=section, run_url="https://example.invalid/run/1"),
+        "comment": render_pr_comment(results, replacing=[as_section(section)] if section else [], run_url="https://example.invalid/run/1"),
     }
 
 

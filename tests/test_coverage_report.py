@@ -1,4 +1,4 @@
-"""The coverage section of the PR comment (agentassay.reports._coverage), rendered by the real
+"""The coverage section of the PR comment (agentassay.features.coverage._report), rendered by the real
 cmark-gfm like tests/test_pr_comment.py: the summary line, the gap bullets and their order, the
 Mermaid flowchart (ids, labels, edge styles by index), and that hostile names stay inert.
 
@@ -23,8 +23,15 @@ cmarkgfm = pytest.importorskip("cmarkgfm")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_pr_comment import COLUMNS, ZW, Page, results_of, scenario, to_html  # noqa: E402
 
-from agentassay.reports import coverage_section, mermaid_flowchart, render_job_summary, render_pr_comment  # noqa: E402
-from agentassay.reports._coverage import MERMAID_MAX_EDGES, MERMAID_MAX_TEXT, mermaid_label  # noqa: E402
+from agentassay.features.coverage._report import (  # noqa: E402
+    MERMAID_MAX_EDGES,
+    MERMAID_MAX_TEXT,
+    as_section,
+    coverage_section,
+    mermaid_flowchart,
+    mermaid_label,
+)
+from agentassay.reports import render_job_summary, render_pr_comment  # noqa: E402
 from agentassay.stats import Verdict  # noqa: E402
 
 
@@ -239,7 +246,7 @@ def test_summary_line() -> None:
 
 
 def test_gaps_are_listed_most_actionable_first() -> None:
-    md = render_pr_comment(results_of([scenario("a", Verdict.PASS, 10, 10)]), coverage=coverage_section(customer_service(), behavioural()))
+    md = render_pr_comment(results_of([scenario("a", Verdict.PASS, 10, 10)]), replacing=[as_section(coverage_section(customer_service(), behavioural()))])
     assert gap_items(md) == [
         "⚠ Finding: a test made Triage Agent attempt the restricted tool update_seat (scenario seat_probe): "
         "harden the agent (instructions, guardrail or tool permissions).",
@@ -283,7 +290,7 @@ def test_gaps_are_capped_with_a_count() -> None:
     assert cut[4] == "… and 9 more gaps; see the coverage report in the results artifact"
     big = coverage_section(big_graph(), None)["gaps"]
     assert len(big) == 20 and big[-1].startswith("… and ") and big[0].startswith("⚠ **Finding:**")
-    md = render_pr_comment(results_of([scenario("a", Verdict.PASS, 10, 10)]), coverage=coverage_section(big_graph(), None))
+    md = render_pr_comment(results_of([scenario("a", Verdict.PASS, 10, 10)]), replacing=[as_section(coverage_section(big_graph(), None))])
     assert len(gap_items(md)) == 20 and "more gap" not in md.replace("more gaps; see the coverage", "")
 
 
@@ -300,7 +307,7 @@ def test_secrets_are_redacted_before_escaping() -> None:
 @pytest.mark.parametrize("tagfilter", [True, False])
 def test_hostile_names_are_inert_in_the_markdown(tagfilter: bool) -> None:
     cov = coverage_section(hostile(), hostile_behavioural())
-    md = render_pr_comment(results_of([scenario("a", Verdict.FAIL)]), coverage=cov)
+    md = render_pr_comment(results_of([scenario("a", Verdict.FAIL)]), replacing=[as_section(cov)])
     html_ = to_html(md, tagfilter=tagfilter)
     page = Page(html_)
     lowered = html_.lower()
@@ -348,7 +355,7 @@ def test_hostile_names_are_inert_in_the_mermaid() -> None:
     # edge labels are escaped too (a delegation's 'via' is data)
     assert all(lab is None or not re.search(r'["|`]', lab) for *_, lab in edges)
     # the fence cannot be closed: one code block in the comment, holding exactly the diagram
-    md = render_pr_comment(results_of([scenario("a", Verdict.PASS, 10, 10)]), coverage=coverage_section(s, None))
+    md = render_pr_comment(results_of([scenario("a", Verdict.PASS, 10, 10)]), replacing=[as_section(coverage_section(s, None))])
     blocks = re.findall(r'<code class="language-mermaid">(.*?)</code>', to_html(md), re.S)
     assert len(blocks) == 1 and html.unescape(blocks[0]) == mermaid
     del styles, classes
@@ -432,7 +439,7 @@ def test_big_graphs_stay_within_mermaids_limits() -> None:
 def test_comment_with_coverage_is_valid_gfm_with_tables_intact() -> None:
     r = results_of([scenario("b", Verdict.FAIL), scenario("c", Verdict.INCONCLUSIVE), scenario("a", Verdict.PASS, 10, 10)])
     cov = coverage_section(customer_service(), behavioural())
-    md = render_pr_comment(r, coverage=cov)
+    md = render_pr_comment(r, replacing=[as_section(cov)])
     html_ = to_html(md)
     page = Page(html_)
     assert len(page.tags("table")) == 1 and [len(row) for row in page.rows] == [COLUMNS] * 4
@@ -443,14 +450,14 @@ def test_comment_with_coverage_is_valid_gfm_with_tables_intact() -> None:
     assert code == cov["mermaid"]
     assert "Key: green = exercised by some test" in "".join(page.text)
     assert page.tags("details") == [{}]  # a small diagram is not folded; the one details is the scenarios'
-    assert md == render_pr_comment(r, coverage=cov)  # deterministic
+    assert md == render_pr_comment(r, replacing=[as_section(cov)])  # deterministic
     assert "Coverage gaps" not in render_pr_comment(r) and "mermaid" not in render_pr_comment(r)
-    assert "Coverage gaps" not in render_pr_comment(r, coverage=None)
+    assert "Coverage gaps" not in render_pr_comment(r)
 
 
 def test_large_diagram_is_folded_and_the_budget_holds_with_a_300_node_graph() -> None:
     cov = coverage_section(big_graph(), behavioural())
-    few = render_pr_comment(results_of([scenario("a", Verdict.FAIL)]), coverage=cov)
+    few = render_pr_comment(results_of([scenario("a", Verdict.FAIL)]), replacing=[as_section(cov)])
     html_ = to_html(few)
     assert len(few) <= 65536 and "<summary>Coordination graph</summary>" in html_
     assert html_.index("<summary>Coordination graph</summary>") < html_.index('<code class="language-mermaid">')
@@ -459,7 +466,7 @@ def test_large_diagram_is_folded_and_the_budget_holds_with_a_300_node_graph() ->
     scenarios = [scenario(f"scenario_{i:03d}_{'x' * 40}", v, reason=long + str(i), explanation=long, inp=long, shift=[long])
                  for i, v in enumerate([Verdict.FAIL] * 60 + [Verdict.INCONCLUSIVE] * 60 + [Verdict.PASS] * 180)]
     r = results_of(scenarios)
-    md = render_pr_comment(r, coverage=cov)
+    md = render_pr_comment(r, replacing=[as_section(cov)])
     assert len(md) <= 65536
     page = Page(to_html(md))
     assert {s.name for s in scenarios if s.verdict.verdict is Verdict.FAIL} <= {row[0] for row in page.body_rows}
@@ -467,13 +474,13 @@ def test_large_diagram_is_folded_and_the_budget_holds_with_a_300_node_graph() ->
     assert "mermaid" not in md and "The coverage diagram is not shown here, to keep this report within its size limit" in md
     assert len(gap_items(md)) == 20 and cov["summary"] in md  # summary and gaps are always shown
     # the job summary has room for it
-    summary = render_job_summary(r, coverage=cov)
+    summary = render_job_summary(r, replacing=[as_section(cov)])
     assert '<code class="language-mermaid">' in to_html(summary) and len(Page(to_html(summary)).body_rows) == 300
 
 
 def test_plain_strings_are_still_escaped_by_the_renderer() -> None:
     md = render_pr_comment(results_of([scenario("a", Verdict.PASS, 10, 10)]),
-                           coverage={"summary": "**x** <b>", "gaps": ["`code` @octocat"], "mermaid": None})
+                           replacing=[as_section({"summary": "**x** <b>", "gaps": ["`code` @octocat"], "mermaid": None})])
     page = Page(to_html(md.split("#### Coverage gaps", 1)[1].split("**Cost:**", 1)[0]))
     assert page.tags("strong") == [] and page.tags("b") == [] and page.tags("code") == []
     assert "**x** <b>" in "".join(page.text) and f"`code` @{ZW}octocat" in "".join(page.text)

@@ -19,10 +19,10 @@ from xml.etree import ElementTree
 
 import pytest
 
+from agentassay.features.coverage._report import coverage_svg, html_section
 from agentassay.gate import BaselineCounts, ScenarioVerdict, SuiteDecision
 from agentassay.plugins import Plugins, hookimpl
 from agentassay.reports import HtmlReport, Section, load_traces, render_html
-from agentassay.reports._coverage import coverage_svg, html_section
 from agentassay.results import Results, ScenarioResult, TrialOutcome, load_results
 from agentassay.spec import Settings
 from agentassay.stats import SPRT, Verdict, deployment_decision, suite_verdict

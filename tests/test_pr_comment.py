@@ -19,6 +19,7 @@ import pytest
 cmarkgfm = pytest.importorskip("cmarkgfm")
 from cmarkgfm.cmark import Options  # noqa: E402
 
+from agentassay.features.coverage._report import as_section  # noqa: E402
 from agentassay.gate import BaselineCounts, ScenarioVerdict, SuiteDecision  # noqa: E402
 from agentassay.reports import (  # noqa: E402
     MARKER,
@@ -256,7 +257,7 @@ def hostile_results() -> Results:
 def test_untrusted_text_renders_inert(tagfilter: bool) -> None:
     md = render_pr_comment(
         hostile_results(), warnings=[HOSTILE], baseline_info=HOSTILE, run_url="javascript:alert(1)",
-        coverage={"summary": HOSTILE, "gaps": [HOSTILE, HOSTILE], "mermaid": None},
+        replacing=[as_section({"summary": HOSTILE, "gaps": [HOSTILE, HOSTILE], "mermaid": None})],
     )
     html = to_html(md, tagfilter=tagfilter)
     page = Page(html)
@@ -292,7 +293,7 @@ def test_escape_helpers_never_open_a_block() -> None:
 def test_mermaid_and_gaps_in_the_coverage_section() -> None:
     r = results_of([scenario("a", Verdict.PASS, 10, 10)])
     diagram = "graph TD\n  A[<b>start</b>] --> B\n  click A href \"javascript:alert(1)\"\n````\n  B --> C"
-    md = render_pr_comment(r, coverage={"summary": "2 of 3 tools called", "gaps": ["tool `refund` never called"], "mermaid": diagram})
+    md = render_pr_comment(r, replacing=[as_section({"summary": "2 of 3 tools called", "gaps": ["tool `refund` never called"], "mermaid": diagram})])
     page = Page(to_html(md))
     assert "#### Coverage gaps" in md and [t for t, _ in page.starts].count("li") >= 1
     assert page.tags("code") == [{"class": "language-mermaid"}]  # one block; the '````' inside did not close it

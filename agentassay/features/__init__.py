@@ -37,6 +37,11 @@ def _option(run: Any, name: str) -> Any:
     return run.options.extra.get(name)
 
 
+def _warmed(results: Any) -> bool:
+    """Some scenario's SPRT had a warm PASS rule (the HTML report's caption says it is not drawn)."""
+    return any((getattr(s.verdict, "evidence", None) or {}).get("warm_rate") is not None for s in results.scenarios)
+
+
 def _uses(run: Any, key: str) -> bool:
     """The suite writes ``key`` at the top level or in a scenario."""
     return key in run.suite.extensions or any(key in s.extensions for s in run.suite.scenarios)
@@ -51,6 +56,7 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
     Builtin(
         "warm_start", "agentassay.features.warm_start._plugin", lambda run: _option(run, "warm_from") is not None,
+        for_results=_warmed,
         settings="agentassay.features.warm_start._settings:WarmStartSettings",
     ),
     Builtin("pool", "agentassay.features.pool._plugin", lambda run: run.options.pool is not None),
@@ -58,6 +64,7 @@ BUILTINS: tuple[Builtin, ...] = (
         "fingerprints",
         "agentassay.features.fingerprints._plugin",
         lambda run: _part(run, "fingerprints").enabled,
+        for_results=lambda results: True,  # every report states whether fingerprints were on
         for_plan=lambda plan: plan.settings.part("fingerprints").enabled,
         settings="agentassay.features.fingerprints._settings:FingerprintSettings",
     ),

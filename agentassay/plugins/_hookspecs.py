@@ -22,7 +22,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from ..gate import Candidate, Evidence, GatePlan, SuiteDecision
-    from ..reports import ReportContext, Section
+    from ..reports import ReportContext, ScenarioPart, Section
     from ..results import Results, TrialOutcome
     from ..runner import Phase, Run, ScenarioState
     from ..traces import Trace
@@ -136,6 +136,7 @@ def agentassay_compare_sections(baseline: Results, candidate: Results) -> Mappin
 
 
 @hookspec
-def agentassay_report_sections(results: Results, report: ReportContext) -> Sequence[Section] | None:
-    """Sections this plugin adds to a report of ``results`` (``report.format``: ``"terminal"``,
-    ``"markdown"`` or ``"html"``). Rendered from the results file alone."""
+def agentassay_report_sections(results: Results, report: ReportContext) -> Sequence[Section | ScenarioPart] | None:
+    """Sections (and :class:`~agentassay.reports.ScenarioPart` s, what it says about one scenario) this
+    plugin adds to a report of ``results`` (``report.format``: ``"terminal"``, ``"markdown"``, ``"html"`` or
+    ``"junit"``). Rendered from the results file alone."""

@@ -4,7 +4,6 @@ Renderers know no feature: what a plugin adds comes as :class:`Section` objects 
 ``agentassay_report_sections`` hook, read from the results file alone.
 """
 
-from ._coverage import coverage_section, mermaid_flowchart
 from ._html import HtmlReport, load_traces, render_html
 from ._junit import render_junit
 from ._markdown import (
@@ -15,7 +14,7 @@ from ._markdown import (
     render_pr_comment,
     secret_values,
 )
-from ._sections import Diagram, ReportContext, Section, collect_sections
+from ._sections import Diagram, ReportContext, ScenarioPart, Section, collect_sections
 from ._terminal import render_table
 
 __all__ = [
@@ -23,13 +22,12 @@ __all__ = [
     "Diagram",
     "HtmlReport",
     "ReportContext",
+    "ScenarioPart",
     "Section",
     "collect_sections",
-    "coverage_section",
     "escape_markdown",
     "escape_markdown_cell",
     "load_traces",
-    "mermaid_flowchart",
     "render_html",
     "render_job_summary",
     "render_junit",

@@ -1,5 +1,5 @@
 """The HTML report's charts, as inline SVG (:mod:`._svg`): pass rates with intervals, a sequential
-test's path, and the fingerprint shifts.
+test's path. A plugin draws its own charts with :mod:`._svg` and the helpers here.
 
 Every figure drawn comes from the results file; where the file does not hold what a picture would
 need (the calibrated boundaries of the sequential regression test), the picture shows less and its
@@ -231,51 +231,4 @@ def count_chart(name: str, path: CountPath) -> str:
         svg.circle(ex, ey, 5.5, fill=colour, stroke="#ffffff", stroke_width=1.5)
         svg.end()
         svg.text(ex - 8, ey + 18, f"{path.verdict.upper()} at trial {k}", size=11, anchor="end", fill=colour)
-    return svg.render()
-
-
-# -- (c) fingerprint shifts ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FeatureShift:
-    name: str
-    baseline: float
-    candidate: float
-    adjusted_p: float | None
-    moved: bool  # adjusted p at or below the test's alpha
-
-
-def fingerprint_chart(name: str, features: Sequence[FeatureShift]) -> str:
-    """Per feature, the baseline mean (grey) and the candidate mean (red when the feature moved
-    significantly, blue otherwise) on the feature's own scale from 0 (or its lower mean, when
-    negative) to its larger mean, since features differ in units."""
-    label_w, plot_w, right_w, row_h, top = label_width(f.name for f in features), 300, 250, 26, 24
-    svg = Svg(label_w + plot_w + right_w, top + row_h * len(features) + 8,
-              label=f"Behavioural fingerprint of {name}: baseline and candidate means per feature")
-    svg.circle(label_w + 4, 10, 4, fill=_BASE)
-    svg.text(label_w + 12, 14, "baseline mean", size=11, fill=MUTED)
-    svg.circle(label_w + 118, 10, 4, fill=RED)
-    svg.text(label_w + 126, 14, "candidate, moved", size=11, fill=MUTED)
-    svg.circle(label_w + 248, 10, 4, fill=BLUE)
-    svg.text(label_w + 256, 14, "candidate, within noise", size=11, fill=MUTED)
-    for i, f in enumerate(features):
-        y = top + row_h * i + row_h / 2
-        if i % 2 == 0:
-            svg.rect(0, y - row_h / 2, label_w + plot_w + right_w, row_h, fill="#f6f8fa")
-        lo, hi = min(0.0, f.baseline, f.candidate), max(f.baseline, f.candidate)
-        span = (hi - lo) or 1.0
-
-        def x(v: float, lo: float = lo, span: float = span) -> float:
-            return label_w + 8 + (v - lo) / span * (plot_w - 16)
-
-        svg.text(label_w - 10, y + 4, f.name, size=12, anchor="end")
-        svg.line(label_w + 8, y, label_w + plot_w - 8, y, stroke=GRID, stroke_width=1)
-        colour = RED if f.moved else BLUE
-        svg.line(x(f.baseline), y, x(f.candidate), y, stroke=colour, stroke_width=2)
-        svg.circle(x(f.baseline), y, 4.5, fill=_BASE)
-        svg.circle(x(f.candidate), y, 4.5, fill=colour, stroke="#ffffff", stroke_width=1)
-        p = "" if f.adjusted_p is None else f" · adj. p {f.adjusted_p:.2g}"
-        svg.text(label_w + plot_w + 8, y + 4, f"{f.baseline:.3g} → {f.candidate:.3g}{p}", size=12,
-                 fill=colour if f.moved else INK)
     return svg.render()

@@ -35,12 +35,18 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..results import Results, ScenarioResult, TrialOutcome, more_trials_text
 from ..stats import Verdict, proportion_ci
-from ._sections import ReportContext, Section, collect_sections, extra_cost, warning_lines
+from ._sections import (
+    ReportContext,
+    ScenarioPart,
+    Section,
+    collect,
+    extra_cost,
+    settings_words,
+    warning_lines,
+)
 from ._summary import (
     VERDICT_WORD,
     aborted_gloss,
-    behaviour_of,
-    behaviour_text,
     counts_text,
     savings_of,
     scenario_usd,
@@ -63,7 +69,6 @@ _W_NAME, _W_LINE, _W_TEXT, _W_FIELD, _W_OUTPUT = 80, 300, 1000, 2000, 4000
 _MAX_LIST = 20  # notes, warnings, section items before "… N more"
 _MAX_REASONS = 5  # failure reasons per scenario
 _MAX_STEPS = 40  # steps shown per trial
-_MAX_FEATURES = 12  # fingerprint features in a chart
 _MAX_CHART_ROWS = 100  # scenarios in the pass-rate chart
 _DEPTH = 4  # deepest indentation of a nested step
 
@@ -111,9 +116,9 @@ _ASCII_CONTROLS = re.compile(
 
 def _visible(text: str) -> str:
     """Text without Unicode's "other" characters (controls, bidirectional overrides, zero-width ones,
-    private use, unassigned), whitespace kept: ``_coverage._visible``, with a fast path for ASCII,
+    private use, unassigned), whitespace kept: ``_summary.invisible_dropped``, with a fast path for ASCII,
     which is most of what agents write (traces run to megabytes)."""
-    from ._coverage import _visible as visible
+    from ._summary import invisible_dropped as visible
 
     return _ASCII_CONTROLS.sub("", text) if text.isascii() else visible(text)
 
@@ -194,8 +199,8 @@ class _Row:
     candidate: _Rate | None
     effect: str
     trials: str
-    behaviour: str
-    shifted: bool
+    behaviour: str | Markup
+    alert: bool
 
 
 @dataclass(frozen=True)
@@ -322,7 +327,7 @@ def _threshold(results: Results, s: ScenarioResult) -> float:
     return s.threshold if s.threshold is not None else results.settings.threshold
 
 
-def _row(results: Results, s: ScenarioResult, clean: _Clean) -> _Row:
+def _row(results: Results, s: ScenarioResult, clean: _Clean, said: Sequence[ScenarioPart] = ()) -> _Row:
     """One table row: the same cells as the PR comment's, rates split into count, rate and interval."""
     from ._markdown import _pct, _pp
 
@@ -334,15 +339,14 @@ def _row(results: Results, s: ScenarioResult, clean: _Clean) -> _Row:
     elif cand is not None:
         threshold = _threshold(results, s)
         effect = f"{_pp(cand - threshold)} vs {_pct(threshold)}% threshold"
-    b = behaviour_of(s)
-    if b is None:
-        words, shifted = "—", False
-    elif not b.tested:
-        words, shifted = "not tested", False
-    elif b.shifted:
-        words, shifted = "shifted: " + clean("; ".join(b.words) or "see details", _W_LINE), True
-    else:
-        words, shifted = "no shift", False
+    cells = [_text(p.cell, clean, _W_LINE) for p in said if p.cell is not None]
+    words: str | Markup = "—"
+    if len(cells) == 1:
+        words = cells[0]
+    elif cells:
+        from markupsafe import Markup, escape
+
+        words = Markup("; ").join(escape(c) for c in cells)
     trials = f"{s.verdict.trials_used} / {s.fixed_n if s.fixed_n is not None else '?'}"
     if len(s.trials) != s.verdict.trials_used:
         trials += f" ({len(s.trials)} run)"
@@ -355,7 +359,7 @@ def _row(results: Results, s: ScenarioResult, clean: _Clean) -> _Row:
         effect,
         trials,
         words,
-        shifted,
+        any(p.alert for p in said if p.cell is not None),
     )
 
 
@@ -444,9 +448,10 @@ def _num(ev: Mapping[str, Any], key: str) -> float | None:
     return x if x == x and abs(x) != float("inf") else None
 
 
-def _sprt_path(s: ScenarioResult, verdict: str) -> tuple[SprtPath, str] | None:
+def _sprt_path(s: ScenarioResult, verdict: str, notes: Sequence[str] = ()) -> tuple[SprtPath, str] | None:
     """The SPRT's log-likelihood ratio after each trial, rebuilt from the outcomes in trial order and
-    the design in the evidence, and a caption; None unless it reproduces the recorded statistic."""
+    the design in the evidence, and a caption (with the plugins' ``notes`` on it); None unless it
+    reproduces the recorded statistic."""
     import math
 
     from ._charts import SprtPath
@@ -477,16 +482,11 @@ def _sprt_path(s: ScenarioResult, verdict: str) -> tuple[SprtPath, str] | None:
         f"β {_num(ev, 'beta') or 0:g}{'' if cap is None else f', at most {cap:g} trials'}). The test stops with "
         "FAIL at the upper boundary and with PASS at the lower one."
     )
-    warm = _num(ev, "warm_rate")
-    if warm is not None:
-        caption += (
-            f" A warm start added a second PASS rule (evidence for {warm:.2f} over {p1:.2f} reaching "
-            f"{_num(ev, 'warm_bound') or 0:.2f}), which is not drawn."
-        )
+    caption += "".join(f" {note}" for note in notes)
     return SprtPath(tuple(llr), lower, upper, verdict, None if cap is None else int(cap)), caption
 
 
-def _sequential_figure(s: ScenarioResult, name: str) -> _Figure | None:
+def _sequential_figure(s: ScenarioResult, name: str, notes: Sequence[str] = ()) -> _Figure | None:
     """(b) The sequential test's path: an SPRT's log-likelihood ratio against its boundaries; for a
     sequential regression test, whose calibrated boundaries the file does not hold, the pass count
     with the decision marked, and a caption that says so."""
@@ -497,7 +497,7 @@ def _sequential_figure(s: ScenarioResult, name: str) -> _Figure | None:
     v, ev = s.verdict, s.verdict.evidence
     verdict = v.rate_verdict.value if v.rate_verdict is not None else v.verdict.value
     if v.test == "sprt":
-        got = _sprt_path(s, verdict)
+        got = _sprt_path(s, verdict, notes)
         if got is not None:
             return _Figure(Markup(sprt_chart(name, got[0])), got[1])
     outcomes = _counted(s)
@@ -532,52 +532,26 @@ def _sequential_figure(s: ScenarioResult, name: str) -> _Figure | None:
     return _Figure(Markup(count_chart(name, CountPath(tuple(counts), verdict, base))), caption)
 
 
-def _fingerprint_figure(s: ScenarioResult, name: str, clean: _Clean) -> _Figure | None:
-    """(c) The fingerprint features: baseline and candidate means, adjusted p-values."""
-    from markupsafe import Markup
-
-    from ._charts import FeatureShift, fingerprint_chart
-
-    fp = s.verdict.fingerprint or {}
-    alpha = _num(fp, "alpha")
-    shifts = []
-    for f in fp.get("features") or ():
-        if not isinstance(f, Mapping):
-            continue
-        b, c = _num(f, "baseline"), _num(f, "candidate")
-        if b is None or c is None:
-            continue
-        p = _num(f, "adjusted_p")
-        shifts.append(
-            FeatureShift(
-                clean(f.get("name", "?"), 28), b, c, p, p is not None and alpha is not None and p <= alpha
-            )
-        )
-    if not shifts:
-        return None
-    shown = shifts[:_MAX_FEATURES]
-    caption = "Behavioural fingerprint: each feature's mean per run in the baseline and the candidate, on the feature's own scale"
-    caption += (
-        "" if alpha is None else f"; red where its adjusted p-value is at most the test's α ({alpha:g})"
-    )
-    caption += "."
-    if len(shifts) > len(shown):
-        caption += f" The first {len(shown)} of {len(shifts)} features are drawn."
-    return _Figure(Markup(fingerprint_chart(name, shown)), caption)
-
-
 # -- scenario details ---------------------------------------------------------------------------------
 
 
-def _details(s: ScenarioResult, clean: _Clean, settings: Settings) -> _Details:
+def _part_figure(p: ScenarioPart, key: str, clean: _Clean, warnings: list[str]) -> _Figure | None:
+    """A plugin's chart of one scenario, if its SVG passes the check a section's picture does."""
+    if p.figure is None:
+        return None
+    svg = _checked_svg(p.figure[0], key, clean, warnings)
+    return None if svg is None else _Figure(svg, clean(p.figure[1], _W_TEXT))
+
+
+def _details(
+    s: ScenarioResult, clean: _Clean, settings: Settings, said: Sequence[ScenarioPart] = (), warnings: list[str] | None = None
+) -> _Details:
     name = clean(s.name, _W_NAME)
     facts: list[tuple[str, str]] = [("Input", clean(s.input, _W_LINE))]
     more = more_trials_text(s, settings)
     if more is not None:
         facts.append(("More trials", clean(more, _W_LINE)))
-    words = behaviour_text(s)
-    if words is not None:
-        facts.append(("Behaviour", clean(words, _W_TEXT)))
+    facts += [(clean(p.fact[0], _W_NAME), clean(p.fact[1], _W_TEXT)) for p in said if p.fact is not None]
     if s.verdict.pvalue is not None:
         facts.append(("p-value", f"{s.verdict.pvalue:.3g}"))
     facts.append(
@@ -595,7 +569,9 @@ def _details(s: ScenarioResult, clean: _Clean, settings: Settings) -> _Details:
     facts += [("Note", clean(n, _W_LINE)) for n in s.verdict.notes[:_MAX_LIST]]
     reasons = list(s.failure_reasons().items())
     more = len(reasons) - _MAX_REASONS
-    figures = [f for f in (_sequential_figure(s, name), _fingerprint_figure(s, name, clean)) if f is not None]
+    notes = [str(p.path_note) for p in said if p.path_note]
+    drawn = [_part_figure(p, f"the chart of scenario '{name}'", clean, [] if warnings is None else warnings) for p in said]
+    figures = [f for f in (_sequential_figure(s, name, notes), *drawn) if f is not None]
     return _Details(
         name,
         s.verdict.verdict.value,
@@ -661,11 +637,15 @@ class _SvgCheck(HTMLParser):
 
 
 def _svg(section: Section, clean: _Clean, warnings: list[str]) -> Markup | None:
+    return _checked_svg(section.svg, f"the report section '{clean(section.key, _W_NAME)}'", clean, warnings)
+
+
+def _checked_svg(picture: str | None, whose: str, clean: _Clean, warnings: list[str]) -> Markup | None:
     """A plugin's picture, if it is one ``<svg>`` of drawing elements with nothing that could run,
     link, load or style (the plugin escaped its texts; this checks the markup around them)."""
     from markupsafe import Markup
 
-    svg = (section.svg or "").strip()
+    svg = (picture or "").strip()
     if not svg:
         return None
     check = _SvgCheck()
@@ -674,7 +654,7 @@ def _svg(section: Section, clean: _Clean, warnings: list[str]) -> Markup | None:
     if not (svg.startswith("<svg") and svg.endswith("</svg>")) or check.svgs != 1 or check.problems:
         what = ", ".join(dict.fromkeys(check.problems)) or "not one <svg> element"
         warnings.append(
-            f"the picture of the report section '{clean(section.key, _W_NAME)}' was left out: it is not "
+            f"the picture of {whose} was left out: it is not "
             f"a plain inline SVG ({clean(what, _W_LINE)})"
         )
         return None
@@ -892,11 +872,24 @@ def _trace_summary(groups: Sequence[_Group], href: str, size: int) -> _TraceSumm
     return _TraceSummary(intro, href, tuple(rows))
 
 
+# ``<version>+<kind>:<detail>``: where a plugin files the trials of a second phase next to the target's.
+_DERIVED = re.compile(r"\+[A-Za-z_]+:")
+
+
+def _derived(agent_version: str, own: str = "") -> bool:
+    """Filed as a second phase's trial: ``+<kind>:`` after the run's own version (anywhere, when that is unknown)."""
+    if agent_version == own:
+        return False
+    if own and agent_version.startswith(own):
+        return _DERIVED.match(agent_version, len(own)) is not None
+    return _DERIVED.search(agent_version) is not None
+
+
 def load_traces(store_path: str | Path, results: Results) -> dict[str, list[StoredTrial]]:
     """The traces of this results file's run from the SQLite trace store, by scenario, in trial order.
 
-    Only the target agent's: a proxy model's traces, filed under ``<version>+proxy:<model>``, are left
-    out. ``{}`` when there is no store or it has no row of this run. Trials pooled from an earlier
+    Only the target agent's: the traces of a second phase of trials (another model, follow-up inputs),
+    filed under ``<version>+<kind>:<detail>``, are left out. ``{}`` when there is no store or it has no row of this run. Trials pooled from an earlier
     baseline (``run --pool``) show the earlier run's traces when this store holds them (matched by seed,
     unique in a pooled baseline); otherwise they count among the trials without a stored trace.
     """
@@ -915,14 +908,14 @@ def load_traces(store_path: str | Path, results: Results) -> dict[str, list[Stor
     with TraceStore(path) as store:
         rows = store.run(results.run_id)
         earlier = [(store.run(run_id), wanted) for run_id, wanted in pooled.items()]
-    rows = [r for r in rows if "+proxy:" not in r.agent_version]
     version = str(results.agent.get("version") or "")
+    rows = [r for r in rows if not _derived(r.agent_version, version)]
     if version and any(r.agent_version == version for r in rows):
         rows = [r for r in rows if r.agent_version == version]
     for found, wanted in earlier:
         for r in found:
-            if "+proxy:" in r.agent_version or "+mr:" in r.agent_version:
-                continue  # a proxy's or a metamorphic follow-up's trial (the latter shares its source's seed)
+            if _derived(r.agent_version):
+                continue  # a second phase's trial (which may share its source's seed)
             index = wanted.pop((r.scenario, r.trace.metadata.seed), None)
             if index is not None:
                 rows.append(replace(r, trial=index))
@@ -971,12 +964,12 @@ def _check_href(href: str) -> str:
     return urllib.parse.quote(href, safe="/._-~")
 
 
-def _run_facts(results: Results, clean: _Clean) -> list[tuple[str, str]]:
+def _run_facts(results: Results, clean: _Clean, sections: Sequence[Section] = ()) -> list[tuple[str, str]]:
     st = results.settings
     settings = (
         f"alpha {st.alpha:g}, beta {st.beta:g}, method {st.method}, correction {st.correction}, "
         f"threshold {st.threshold:g}, delta {st.delta:g}, regression margin {st.margin:g}, at most {st.trial_cap} "
-        f"trials per scenario, errors {st.errors}, fingerprints {'on' if st.part('fingerprints').enabled else 'off'}, seed {st.seed}"
+        f"trials per scenario, errors {st.errors}{settings_words(sections)}, seed {st.seed}"
     )
     versions = ", ".join(f"{k} {v}" for k, v in results.versions.items()) or "not recorded"
     return [
@@ -1003,7 +996,7 @@ def render_html(
 
     The decision first, then one row per scenario (pass counts, rates and 95% Wilson intervals,
     trials, behaviour), the pass-rate chart, the cost, the plugins' sections (``plugins``: default,
-    the installed ones), each scenario's details with its sequential path and fingerprint shifts,
+    the installed ones), each scenario's details with its sequential path and the plugins' charts,
     the trace viewer (``traces``: by scenario, e.g. :func:`load_traces`), the run. Every text is
     redacted (agentassay/boundary.py), ``secrets`` too. When the trace viewer is longer than ``inline_limit`` characters it goes to
     :attr:`HtmlReport.sidecar` and the page links to it at ``sidecar_href`` (a relative path,
@@ -1017,8 +1010,9 @@ def render_html(
     clean = _Clean(_redactor(secrets))
     env = _environment()
     parts = env.get_template("_html_parts.html.j2").module
-    context = ReportContext("html", tuple(secrets), escape=_Escape(clean), usd=_usd, markup=Markup)
-    sections, failed = collect_sections(results, context, plugins)
+    context = ReportContext("html", tuple(secrets), escape=_Escape(clean), usd=_usd, markup=Markup, clean=clean)
+    got = collect(results, context, plugins)
+    sections, failed, said = got.sections, got.warnings, got.parts
 
     warnings: list[Any] = []
     if results.interrupted:
@@ -1028,6 +1022,7 @@ def render_html(
     warnings += [clean(w, _W_TEXT) for w in failed]
     ordered = sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict])
     views = [_section(s, clean, warnings) for s in sections if s.place == "body"]
+    details = [_details(s, clean, results.settings, said.get(s.name, ()), warnings) for s in ordered]
 
     groups = _groups(ordered, traces, clean) if traces else []
     viewer: Markup | None = parts.viewer(groups) if groups else None
@@ -1068,16 +1063,16 @@ def render_html(
         common,
         title=f"{head.word} · {head.suite} · {counts} · AgentAssay",
         warnings=_more(warnings, "notes"),
-        rows=[_row(results, s, clean) for s in ordered],
+        rows=[_row(results, s, clean, said.get(s.name, ())) for s in ordered],
         with_baseline=any(s.baseline is not None for s in ordered),
         legend=legend,
         rates=_rates_figure(results, ordered, clean),
         cost=_cost(results, sections, clean),
         sections=views,
-        details=[_details(s, clean, results.settings) for s in ordered],
+        details=details,
         viewer=viewer,
         trace_summary=trace_summary,
         traces_intro=intro,
-        run=_run_facts(results, clean),
+        run=_run_facts(results, clean, sections),
     )
     return HtmlReport(page, sidecar)

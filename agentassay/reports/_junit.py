@@ -2,7 +2,7 @@
 
 GitHub test-report actions (action-junit-report, dorny/test-reporter), Jenkins and GitLab all read
 Surefire's ``TEST-*.xml`` shape, and its published schema (``surefire-test-report.xsd``) is the one
-contract they share, so the output is valid against it (tests/test_junit.py validates it):
+format they share, so the output is valid against it (tests/test_junit.py validates it):
 
 - one ``<testsuite>`` (the suite; ``tests``/``failures``/``skipped`` count the scenario verdicts,
   ``errors`` is 0, ``time`` sums every trial's latency) whose ``<properties>`` carry the run
@@ -45,11 +45,15 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..results import Results, ScenarioResult, TrialOutcome, more_trials_text
 from ..stats import Verdict, proportion_ci
-from ._summary import VERDICT_WORD, behaviour_text
+from ._sections import ReportContext, ScenarioPart, collect
+from ._summary import VERDICT_WORD
+
+if TYPE_CHECKING:
+    from ..plugins import Plugins
 
 FLAKY_CAP = 50  # flakyFailure + flakyError elements per testcase (and failed trials listed for a FAIL)
 REASONS_SHOWN = 10  # most common failure reasons in a failure / skipped text
@@ -112,7 +116,7 @@ def _pvalue(s: ScenarioResult) -> float | None:
     return None
 
 
-def _figures(s: ScenarioResult) -> dict[str, str]:
+def _figures(s: ScenarioResult, said: Sequence[ScenarioPart] = ()) -> dict[str, str]:
     """A scenario's figures, under the names the pytest plugin's JUnit properties use.
 
     ``trials`` and ``passes`` are the counted trials (error trials excluded by policy are not), the
@@ -137,9 +141,7 @@ def _figures(s: ScenarioResult) -> dict[str, str]:
     p = _pvalue(s)
     if p is not None:
         out["p_value"] = f"{p:.4g}"
-    fp = s.verdict.fingerprint
-    if fp:
-        out["fingerprint"] = str(fp.get("verdict") or "not tested")
+    out.update((key, str(value)) for p in said for key, value in p.properties)  # the plugins' figures
     cost = s.cost()
     if cost["usd"] is not None:
         out["cost_usd"] = f"{cost['usd']:.6f}"
@@ -190,15 +192,15 @@ def _trial_lines(t: TrialOutcome, text: _Text) -> list[str]:
     return lines
 
 
-def _summary(s: ScenarioResult, f: dict[str, str], text: _Text, more: str | None = None) -> list[str]:
-    """The explanation, the counts, what more trials would take, fingerprints, notes and the most common
-    failure reasons."""
+def _summary(
+    s: ScenarioResult, f: dict[str, str], text: _Text, more: str | None = None, said: Sequence[ScenarioPart] = ()
+) -> list[str]:
+    """The explanation, the counts, what more trials would take, the plugins' lines, notes and the most
+    common failure reasons."""
     lines = [text.block(s.verdict.explanation or VERDICT_WORD[s.verdict.verdict.value], _LINE), _counts_line(f)]
     if more:
         lines.append(f"more trials: {text.block(more, _LINE)}")
-    behaviour = behaviour_text(s)
-    if behaviour:
-        lines.append(f"fingerprints: {text.block(behaviour, _LINE)}")
+    lines += [f"{key}: {text.block(value, _LINE)}" for p in said for key, value in p.lines if value]
     lines += [f"note: {text.block(n, _LINE)}" for n in s.verdict.notes]
     reasons = list(s.failure_reasons().items())
     if reasons:
@@ -209,9 +211,9 @@ def _summary(s: ScenarioResult, f: dict[str, str], text: _Text, more: str | None
     return lines
 
 
-def _failure_text(s: ScenarioResult, f: dict[str, str], text: _Text) -> str:
+def _failure_text(s: ScenarioResult, f: dict[str, str], text: _Text, said: Sequence[ScenarioPart] = ()) -> str:
     failed = sorted((t for t in s.trials if t.error or t.passed is False), key=lambda t: t.index)
-    lines = _summary(s, f, text)
+    lines = _summary(s, f, text, said=said)
     if failed:
         lines.append(f"failed trials ({len(failed)} of {len(s.trials)} run):")
         for t in failed[:FLAKY_CAP]:
@@ -230,7 +232,13 @@ def _flaky(case: ET.Element, tag: str, kind: str, t: TrialOutcome, text: _Text) 
 
 
 def _testcase(
-    suite: ET.Element, name: str, s: ScenarioResult, f: dict[str, str], text: _Text, more: str | None = None
+    suite: ET.Element,
+    name: str,
+    s: ScenarioResult,
+    f: dict[str, str],
+    text: _Text,
+    more: str | None = None,
+    said: Sequence[ScenarioPart] = (),
 ) -> dict[str, str]:
     """One scenario's testcase, its children in the schema's order; returns the figures with
     ``flaky_left_out`` added when the cap dropped some. ``more``: what more trials would take, in words."""
@@ -248,7 +256,7 @@ def _testcase(
         if left_out:
             f = {**f, "flaky_left_out": str(left_out)}
     if verdict is Verdict.FAIL:
-        ET.SubElement(case, "failure", {"message": text.line(explanation), "type": FAILURE_TYPE}).text = _failure_text(s, f, text)
+        ET.SubElement(case, "failure", {"message": text.line(explanation), "type": FAILURE_TYPE}).text = _failure_text(s, f, text, said)
     for t in flaky_failed:
         _flaky(case, "flakyFailure", TRIAL_FAILED_TYPE, t, text)
     if verdict is Verdict.INCONCLUSIVE:
@@ -256,7 +264,7 @@ def _testcase(
         if more:
             message = f"{message} Estimate: {more}."
         ET.SubElement(case, "skipped", {"message": text.line(message)}).text = text.block(
-            "\n".join(_summary(s, f, text, more))
+            "\n".join(_summary(s, f, text, more, said))
         )
     for t in flaky_errored:
         _flaky(case, "flakyError", TRIAL_ERROR_TYPE, t, text)
@@ -264,9 +272,7 @@ def _testcase(
     out.append(f"explanation={text.line(explanation, _LINE)}")
     if more:
         out.append(f"more_trials={text.line(more, _LINE)}")
-    behaviour = behaviour_text(s)
-    if behaviour:
-        out.append(f"fingerprints={text.line(behaviour, _LINE)}")
+    out += [f"{key}={text.line(value, _LINE)}" for p in said for key, value in p.lines if value]
     out += [f"note={text.line(n, _LINE)}" for n in s.verdict.notes]
     ET.SubElement(case, "system-out").text = text.block("\n".join(out) + "\n")
     return f
@@ -304,15 +310,17 @@ def _suite_properties(results: Results) -> list[tuple[str, Any]]:
     return props
 
 
-def render_junit(results: Results, *, secrets: Sequence[str] = ()) -> str:
+def render_junit(results: Results, *, secrets: Sequence[str] = (), plugins: Plugins | None = None) -> str:
     """The results file as one Surefire ``<testsuite>`` document (UTF-8 text, trailing newline).
 
     Every text is redacted (agentassay/boundary.py: the environment's secrets, token formats) and so
-    are ``secrets``, extra values to hide (as in the PR comment and HTML report).
+    are ``secrets``, extra values to hide (as in the PR comment and HTML report). What the plugins say
+    about a scenario (``plugins``: default, the installed ones) adds figures and lines to its testcase.
     """
     from ._markdown import _redactor
 
     text = _Text(_redactor(secrets))
+    said = collect(results, ReportContext("junit", tuple(secrets), escape=text.line, clean=text.line), plugins).parts
     name = text.line(results.suite.get("name") or "agentassay") or "agentassay"
     verdicts = [s.verdict.verdict for s in results.scenarios]
     root = ET.Element(
@@ -329,7 +337,8 @@ def render_junit(results: Results, *, secrets: Sequence[str] = ()) -> str:
     properties = ET.SubElement(root, "properties")
     scenario_props: list[tuple[str, Any]] = []
     for s in results.scenarios:
-        figures = _testcase(root, name, s, _figures(s), text, more_trials_text(s, results.settings))
+        mine = said.get(s.name, ())
+        figures = _testcase(root, name, s, _figures(s, mine), text, more_trials_text(s, results.settings), mine)
         scenario_props += [(f"scenario.{s.name}.{key}", value) for key, value in figures.items()]
     for key, value in [*_suite_properties(results), *scenario_props]:
         if value is not None:

@@ -25,13 +25,21 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..results import Results, ScenarioResult, more_trials_text
 from ..stats import Verdict, proportion_ci
-from ._sections import ReportContext, Section, collect_sections, extra_cost, replace_section, warning_lines
+from ._sections import (
+    ReportContext,
+    ScenarioPart,
+    Section,
+    collect,
+    extra_cost,
+    replace_section,
+    settings_words,
+    warning_lines,
+)
 from ._summary import (
     VERDICT_WORD,
     aborted_gloss,
-    behaviour_of,
-    behaviour_text,
     counts_text,
+    invisible_dropped,
     savings_of,
     scenario_usd,
 )
@@ -76,8 +84,8 @@ _OMITTED = {Verdict.FAIL: "failing", Verdict.INCONCLUSIVE: "inconclusive", Verdi
 # Widths (characters of the raw text) that keep one row or one details block bounded, so that a
 # single enormous failure reason cannot crowd every other scenario out of the comment.
 _W_NAME, _W_CELL, _W_LINE, _W_TEXT = 80, 200, 300, 1000
-_MAX_LIST = 20  # warnings, notes, coverage gaps shown before "… N more"
-_FOLD_LINES = 40  # a coverage diagram with more lines than this is shown folded
+_MAX_LIST = 20  # warnings, notes, a section's items shown before "… N more"
+_FOLD_LINES = 40  # a section's diagram with more lines than this is shown folded
 
 
 class Md(str):
@@ -144,6 +152,12 @@ class _Escaper:
 
     def __call__(self, text: Any, width: int | None = _W_TEXT) -> Md:
         return Md(escape_markdown_cell(self.redact(str(text)), width))
+
+
+def _plain(text: Any, width: int | None = _W_TEXT, *, redact: Callable[[str], str]) -> str:
+    """``ReportContext.clean`` here: redacted, invisible characters dropped, clipped; not escaped."""
+    out = invisible_dropped(redact(str(text)))
+    return out if width is None else _clip(out, width)
 
 
 def _checked(value: Any) -> Any:
@@ -251,7 +265,15 @@ def _verdict_word(s: ScenarioResult) -> str:
     return VERDICT_WORD[v.verdict.value]
 
 
-def _row(results: Results, s: ScenarioResult, esc: _Escaper, with_baseline: bool) -> _Row:
+def _cell(parts: Sequence[ScenarioPart], esc: _Escaper) -> Md:
+    """The Behaviour cell: what the plugins say about the scenario (escaped unless they marked it up), or a dash."""
+    cells = [_escaped(p.cell, esc, _W_CELL) for p in parts if p.cell is not None]
+    return Md("; ".join(cells)) if cells else Md("—")
+
+
+def _row(
+    results: Results, s: ScenarioResult, esc: _Escaper, with_baseline: bool, said: Sequence[ScenarioPart] = ()
+) -> _Row:
     """One table row; a scenario new to a checked suite (no baseline) is shown against its threshold."""
     cand = s.passes / s.counted_trials if s.counted_trials else None
     rates, effect = _rate(s.passes, s.counted_trials), "—"
@@ -264,15 +286,7 @@ def _row(results: Results, s: ScenarioResult, esc: _Escaper, with_baseline: bool
     elif cand is not None:
         threshold = _threshold(results, s)
         effect = f"{_pp(cand - threshold)} vs {_pct(threshold)}% threshold"
-    b = behaviour_of(s)
-    if b is None:
-        words = Md("—")
-    elif not b.tested:
-        words = Md("not tested")
-    elif b.shifted:
-        words = Md("shifted: " + esc("; ".join(b.words) or "see details", _W_CELL))
-    else:
-        words = Md("no shift")
+    words = _cell(said, esc)
     run = len(s.trials)
     trials = f"{s.verdict.trials_used} / {s.fixed_n if s.fixed_n is not None else '?'}"
     if run != s.verdict.trials_used:
@@ -280,14 +294,12 @@ def _row(results: Results, s: ScenarioResult, esc: _Escaper, with_baseline: bool
     return _Row(esc(s.name, _W_NAME), Md(_verdict_word(s)), Md(rates), Md(effect), words, Md(trials))
 
 
-def _details(s: ScenarioResult, esc: _Escaper, settings: Settings) -> _Details:
+def _details(s: ScenarioResult, esc: _Escaper, settings: Settings, said: Sequence[ScenarioPart] = ()) -> _Details:
     facts: list[tuple[Md, Md]] = [(Md("Input"), esc(s.input, _W_LINE))]
     more = more_trials_text(s, settings)
     if more is not None:
         facts.append((Md("More trials"), esc(more, _W_LINE)))
-    words = behaviour_text(s)
-    if words is not None:
-        facts.append((Md("Behaviour"), esc(words, _W_TEXT)))
+    facts += [(esc(p.fact[0], _W_NAME), esc(p.fact[1], _W_TEXT)) for p in said if p.fact is not None]
     cost = scenario_usd(s)
     if cost is not None:
         usd, saved = cost
@@ -310,13 +322,13 @@ def _details(s: ScenarioResult, esc: _Escaper, settings: Settings) -> _Details:
     )
 
 
-def _run_details(results: Results, esc: _Escaper) -> _Run:
+def _run_details(results: Results, esc: _Escaper, sections: Sequence[Section] = ()) -> _Run:
     st = results.settings
     agent = results.agent.get("version") or results.agent.get("entry") or "unknown"
     settings = (
         f"alpha {st.alpha:g}, beta {st.beta:g}, method {st.method}, correction {st.correction}, "
         f"threshold {st.threshold:g}, delta {st.delta:g}, regression margin {st.margin:g}, at most {st.trial_cap} "
-        f"trials per scenario, errors {st.errors}, fingerprints {'on' if st.part('fingerprints').enabled else 'off'}, seed {st.seed}"
+        f"trials per scenario, errors {st.errors}{settings_words(sections)}, seed {st.seed}"
     )
     versions = ", ".join(f"{k} {v}" for k, v in results.versions.items()) or "not recorded"
     facts = [
@@ -361,8 +373,8 @@ def _more(n: int, what: str) -> Md | None:
 
 
 def _escaped(text: Any, esc: _Escaper, width: int) -> Md:
-    """Text as Markdown: escaped, unless it already is escaped Markdown (``Md``, e.g. from
-    :func:`agentassay.reports.coverage_section`, which escapes every name it puts in)."""
+    """Text as Markdown: escaped, unless it already is escaped Markdown (``Md``, e.g. a plugin's section
+    that escaped every name it put in)."""
     return text if isinstance(text, Md) else esc(text, width)
 
 
@@ -511,7 +523,7 @@ def _headline(results: Results | None, error: str | None, warned: list[str], esc
 
 
 def _table(
-    results: Results, ordered: list[ScenarioResult], esc: _Escaper, parts: Any
+    results: Results, ordered: list[ScenarioResult], esc: _Escaper, parts: Any, said: Mapping[str, list[ScenarioPart]]
 ) -> tuple[dict[str, Md], list[_Piece]]:
     """The table's header and legend, and one row piece a scenario (worst first, so rows drop best first)."""
     with_baseline = any(s.baseline is not None for s in ordered)
@@ -525,7 +537,7 @@ def _table(
         ),
     }
     rows = [
-        _Piece("row", _part(parts.row, _row(results, s, esc, with_baseline)), s.verdict.verdict)
+        _Piece("row", _part(parts.row, _row(results, s, esc, with_baseline, said.get(s.name, ()))), s.verdict.verdict)
         for s in ordered
     ]
     return table, rows
@@ -605,6 +617,7 @@ def _render(
     sections: Sequence[Section],
     pointer: str,
     error: str | None = None,
+    said: Mapping[str, list[ScenarioPart]] | None = None,
 ) -> str:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
@@ -617,6 +630,7 @@ def _render(
     warned = _warned(results, warnings, sections)
     body = [s for s in sections if s.place == "body"]
     ctx = _context(baseline_info, mode, warned, pointer, body, run_url, esc)
+    said = said or {}
     ordered = (
         sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict]) if results is not None else []
     )
@@ -626,14 +640,15 @@ def _render(
     pieces: list[_Piece] = []
     if results is not None:
         if ordered:
-            ctx["table"], pieces = _table(results, ordered, esc, parts)
+            ctx["table"], pieces = _table(results, ordered, esc, parts, said)
             ctx["details_shown"] = True
         ctx["cost"] = _cost(results, esc, sections)
     pieces += [_diagram_piece(s, i, esc, redact, parts) for i, s in enumerate(body) if s.diagram is not None]
     if results is not None and ordered:
-        pieces.append(_Piece("run", _part(parts.run, _run_details(results, esc))))
+        pieces.append(_Piece("run", _part(parts.run, _run_details(results, esc, sections))))
         pieces += [
-            _Piece("details", _part(parts.scenario, _details(s, esc, results.settings))) for s in ordered
+            _Piece("details", _part(parts.scenario, _details(s, esc, results.settings, said.get(s.name, ()))))
+            for s in ordered
         ]
 
     head = "" if marker is None else marker + "\n"
@@ -653,25 +668,28 @@ def _render(
 def _sections(
     results: Results | None,
     secrets: Sequence[str],
-    coverage: Mapping[str, Any] | None,
+    replacing: Sequence[Section],
     sections: Sequence[Section] | None,
     plugins: Plugins | None,
-) -> tuple[list[Section], list[str]]:
-    """The plugins' sections (unless ``sections`` are given), with an explicit ``coverage`` in place of theirs."""
+) -> tuple[list[Section], dict[str, list[ScenarioPart]], list[str]]:
+    """The plugins' sections (unless ``sections`` are given), each of ``replacing`` in place of theirs with
+    its key; their scenario parts; a warning per plugin that failed."""
     warnings: list[str] = []
+    said: dict[str, list[ScenarioPart]] = {}
     if sections is not None:
         found = list(sections)
     elif results is not None:
-        esc = _Escaper(_redactor(secrets))
-        report = ReportContext("markdown", tuple(secrets), escape=esc, usd=_usd, markup=Md)
-        found, warnings = collect_sections(results, report, plugins)
+        redact = _redactor(secrets)
+        esc = _Escaper(redact)
+        clean = partial(_plain, redact=redact)
+        report = ReportContext("markdown", tuple(secrets), escape=esc, usd=_usd, markup=Md, clean=clean)
+        got = collect(results, report, plugins)
+        found, said, warnings = got.sections, got.parts, got.warnings
     else:
         found = []
-    if coverage is not None:
-        from ._coverage import as_section
-
-        found = replace_section(found, as_section(coverage))
-    return found, warnings
+    for section in replacing:
+        found = replace_section(found, section)
+    return found, said, warnings
 
 
 def render_pr_comment(
@@ -684,7 +702,7 @@ def render_pr_comment(
     baseline_info: str | None = None,
     secrets: Sequence[str] = (),
     limit: int = COMMENT_LIMIT,
-    coverage: Mapping[str, Any] | None = None,
+    replacing: Sequence[Section] = (),
     sections: Sequence[Section] | None = None,
     plugins: Plugins | None = None,
     error: str | None = None,
@@ -694,15 +712,14 @@ def render_pr_comment(
     ``results`` None: the run produced no results file (``warnings`` say why). ``mode``
     "record-only": there is no baseline yet, the run was recorded only. ``warnings`` and
     ``baseline_info`` come from the workflow; every text is redacted (agentassay/boundary.py) and so are
-    ``secrets`` (see :func:`secret_values`). The sections after the table (coverage gaps, the proxy's cost, a third-party plugin's)
+    ``secrets`` (see :func:`secret_values`). The sections after the table (a built-in or third-party plugin's)
     come from the plugins that read ``results`` (``plugins``: default, the installed ones), unless
-    ``sections`` are given. ``coverage`` — ``{"summary": str, "gaps": [str], "mermaid": str | None}``
-    with an optional ``"legend": str`` (see :func:`agentassay.reports.coverage_section`, whose escaped
-    ``Md`` strings are printed as they are; plain strings are escaped here) — replaces the coverage
-    plugin's section. A diagram of more than 40 lines is folded into a ``<details>``. ``error``: the run
+    ``sections`` are given. Each of ``replacing`` takes the place of the plugin section with its key
+    (appended when there is none); its escaped ``Md`` strings are printed as they are, plain strings
+    are escaped here. A diagram of more than 40 lines is folded into a ``<details>``. ``error``: the run
     stopped before a verdict (an engine error); the comment says so, with no table.
     """
-    found, failed = _sections(results, secrets, coverage, sections, plugins)
+    found, said, failed = _sections(results, secrets, replacing, sections, plugins)
     return _render(
         results,
         marker=_marker(marker_key),
@@ -715,6 +732,7 @@ def render_pr_comment(
         sections=found,
         pointer="the job summary or the results artifact",
         error=error,
+        said=said,
     )
 
 
@@ -728,7 +746,7 @@ def render_job_summary(
     baseline_info: str | None = None,
     secrets: Sequence[str] = (),
     limit: int = SUMMARY_LIMIT,
-    coverage: Mapping[str, Any] | None = None,
+    replacing: Sequence[Section] = (),
     sections: Sequence[Section] | None = None,
     plugins: Plugins | None = None,
     error: str | None = None,
@@ -737,7 +755,7 @@ def render_job_summary(
     so both calls take the same arguments) and GitHub's larger summary limit, so that what the
     comment had to leave out is here."""
     del marker_key
-    found, failed = _sections(results, secrets, coverage, sections, plugins)
+    found, said, failed = _sections(results, secrets, replacing, sections, plugins)
     return _render(
         results,
         marker=None,
@@ -750,4 +768,5 @@ def render_job_summary(
         sections=found,
         pointer="the results artifact",
         error=error,
+        said=said,
     )

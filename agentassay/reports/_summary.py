@@ -1,4 +1,4 @@
-"""Figures every report states the same way: verdict words, behaviour, per-scenario cost, savings, proxy.
+"""Figures every report states the same way: verdict words, per-scenario cost, savings.
 
 The terminal table and the PR comment read these from one place so that a number shown in a CI
 log and the same number in the pull request can never disagree.
@@ -6,10 +6,10 @@ log and the same number in the pull request can never disagree.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from ..features.proxy._savings import proxy_trials
 from ..gate import SuiteDecision
 from ..results import Results, ScenarioResult
 
@@ -22,56 +22,18 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def invisible_dropped(text: str) -> str:
+    """Drops Unicode's "other" characters: controls, format characters (bidirectional overrides,
+    which make text display differently from what it says, zero-width ones), lone surrogates
+    (which no UTF-8 comment body can carry), private-use and unassigned code points. Whitespace
+    stays, for :func:`clip` to collapse."""
+    return "".join(c for c in text if c.isspace() or unicodedata.category(c)[0] != "C")
+
+
 def counts_text(decision: SuiteDecision, order: tuple[str, ...] | None = None) -> str:
     """``"1 pass, 1 fail"``: the verdict counts the decision rests on, zeros left out."""
     keys = order if order is not None else tuple(decision.counts)
     return ", ".join(f"{decision.counts[k]} {k}" for k in keys if decision.counts.get(k))
-
-
-@dataclass(frozen=True)
-class Behaviour:
-    """The fingerprint comparison of one scenario (None from :func:`behaviour_of` when it had none)."""
-
-    tested: bool
-    shifted: bool
-    words: tuple[str, ...]  # the features that moved, in words (shifted only)
-    explanation: str  # why it was not tested (untested only)
-    n_baseline: Any = None
-    n_candidate: Any = None
-    adjusted_p: float | None = None
-    largest: str | None = None  # the largest move, shifted or not
-
-
-def behaviour_of(s: ScenarioResult) -> Behaviour | None:
-    fp = s.verdict.fingerprint
-    if not fp:
-        return None
-    if fp.get("verdict") is None:
-        return Behaviour(False, False, (), str(fp.get("explanation", "fingerprints not tested")))
-    return Behaviour(
-        True,
-        fp["verdict"] == "fail",
-        tuple(str(w) for w in fp.get("shift") or ()),
-        str(fp.get("explanation", "")),
-        fp.get("n_baseline"),
-        fp.get("n_candidate"),
-        fp.get("adjusted_p"),
-        fp.get("largest") or None,
-    )
-
-
-def behaviour_text(s: ScenarioResult) -> str | None:
-    """The fingerprint comparison in words, or None when the scenario had none."""
-    b = behaviour_of(s)
-    if b is None:
-        return None
-    if not b.tested:
-        return b.explanation
-    n = f"{b.n_baseline} vs {b.n_candidate} runs"
-    if b.shifted:
-        return f"SHIFTED ({n}, adjusted p = {b.adjusted_p:.3g}): " + "; ".join(b.words)
-    largest = f"; largest move: {b.largest}" if b.largest else ""
-    return f"no shift detected ({n}, adjusted p = {b.adjusted_p:.3g}){largest}"
 
 
 def scenario_usd(s: ScenarioResult) -> tuple[float, float | None] | None:
@@ -109,35 +71,6 @@ def savings_of(results: Results) -> Savings | None:
         abs(saved["trials_saved"]),
         abs(saved["fraction_saved"]) * 100,
         saved["usd_saved"],
-    )
-
-
-@dataclass(frozen=True)
-class ProxySummary:
-    """config.proxy as reports show it. ``ran`` is False when the section holds notes only."""
-
-    ran: bool
-    label: str
-    trials: int
-    usd: float | None
-    rho: float | None
-    plan: tuple[int, int] | None  # (target, proxy) trials per scenario when the proxy pays
-    notes: tuple[str, ...]
-
-
-def proxy_of(results: Results) -> ProxySummary | None:
-    proxy = results.sections.get("proxy")
-    if not proxy:
-        return None
-    alloc = proxy.get("allocation") or {}
-    return ProxySummary(
-        bool(proxy.get("scenarios") or proxy.get("paired")),
-        str(proxy.get("label")),
-        proxy_trials(results),
-        proxy.get("usd"),
-        proxy.get("rho"),
-        (alloc["n_target"], alloc["n_proxy"]) if alloc.get("proxy_pays") else None,
-        tuple(str(n) for n in proxy.get("notes") or ()),
     )
 
 

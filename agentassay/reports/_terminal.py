@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING
 
 from .._visible import visible
 from ..results import Results, ScenarioResult, more_trials_text
-from ._sections import ReportContext, Section, collect_sections, extra_cost, warning_lines
+from ._sections import ReportContext, Section, collect, extra_cost, warning_lines
 from ._summary import VERDICT_WORD, clip, counts_text, savings_of, scenario_usd
-from ._summary import behaviour_text as behaviour
 
 if TYPE_CHECKING:
     from ..plugins import Plugins
@@ -39,7 +38,8 @@ def _usd(s: ScenarioResult) -> str:
 def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None = None) -> str:
     """One row per scenario (verdict, pass counts, trials used, tokens), then the plugins' sections
     (``plugins``: default, the installed ones), the decision and the cost."""
-    sections, warnings = collect_sections(results, TERMINAL, plugins)
+    got = collect(results, TERMINAL, plugins)
+    sections, warnings = got.sections, got.warnings
     rows = [
         (
             "scenario",
@@ -68,15 +68,14 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
     warned = warning_lines(sections)  # before the table: what the reader should know before the verdicts
     lines[:0] = [*warned, ""] if warned else []
     for s in results.scenarios:
-        words = behaviour(s)
-        if s.verdict.verdict.value == "pass" and words is None:
+        facts = [p.fact for p in got.parts.get(s.name, ()) if p.fact is not None]  # the plugins' lines
+        if s.verdict.verdict.value == "pass" and not facts:
             continue
         lines.append(f"  {visible(s.name)}: {clip(visible(s.verdict.explanation), 160)}")
         more = more_trials_text(s, results.settings)
         if more is not None:
             lines.append(f"    more trials: {clip(more, 300)}")
-        if words is not None:
-            lines.append(f"    behaviour: {clip(words, 150)}")
+        lines += [f"    {label}: {clip(text, 150)}" for label, text in facts]
         if s.verdict.verdict.value != "pass":
             for reason, count in list(s.failure_reasons().items())[:reasons]:
                 lines.append(f"    most common failure ({count}x): {clip(visible(reason), 140)}")

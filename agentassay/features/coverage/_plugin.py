@@ -367,7 +367,7 @@ def agentassay_report_sections(results: Results, report: ReportContext) -> list[
         or not (cov.get("structural") or cov.get("behavioural"))
     ):
         return None
-    from ...reports._coverage import as_section, coverage_section, html_section
+    from ._report import as_section, coverage_section, html_section
 
     if report.format == "html":  # the summary, the gaps and the coordination graph as an inline SVG
         return [html_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets)]

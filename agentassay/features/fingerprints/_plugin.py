@@ -19,6 +19,7 @@ from ._gate import plan as fingerprint_plan
 from ._gate import test as fingerprint_test
 
 if TYPE_CHECKING:
+    from ...reports import ReportContext, ScenarioPart, Section
     from ...results import Results, TrialOutcome
     from ...spec import Settings
     from . import FingerprintResult
@@ -76,3 +77,10 @@ def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> list[Fingerp
     if plan.baseline is None or not mine:
         return None
     return [FingerprintEvidence(fingerprint_outcomes(mine, trials, plan.settings))]
+
+
+@hookimpl
+def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section | ScenarioPart]:
+    from ._report import report_parts
+
+    return report_parts(results, report)

@@ -32,6 +32,7 @@ from ...stats import ProxyAllocation, fidelity_correlation
 from ..fingerprints._gate import EXCLUDED
 from ._gate import ProxyEvidence
 from ._gate import allocation as proxy_allocation_for
+from ._savings import proxy_trials
 from ._settings import ProxySettings
 
 if TYPE_CHECKING:
@@ -278,10 +279,38 @@ def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> list[ProxyEv
     return None if evidence is None else [evidence]
 
 
+@dataclass(frozen=True)
+class ProxySummary:
+    """config.proxy as the reports show it. ``ran`` is False when the section holds notes only."""
+
+    ran: bool
+    label: str
+    trials: int
+    usd: float | None
+    rho: float | None
+    plan: tuple[int, int] | None  # (target, proxy) trials per scenario when the proxy pays
+    notes: tuple[str, ...]
+
+
+def proxy_of(results: Results) -> ProxySummary | None:
+    proxy = results.sections.get("proxy")
+    if not proxy:
+        return None
+    alloc = proxy.get("allocation") or {}
+    return ProxySummary(
+        bool(proxy.get("scenarios") or proxy.get("paired")),
+        str(proxy.get("label")),
+        proxy_trials(results),
+        proxy.get("usd"),
+        proxy.get("rho"),
+        (alloc["n_target"], alloc["n_proxy"]) if alloc.get("proxy_pays") else None,
+        tuple(str(n) for n in proxy.get("notes") or ()),
+    )
+
+
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
     from ...reports import Section
-    from ...reports._summary import proxy_of
 
     proxy = proxy_of(results)
     if proxy is None:

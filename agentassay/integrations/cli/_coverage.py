@@ -216,7 +216,7 @@ def coverage(results_file: Path, as_json: bool, markdown: bool, mermaid: bool) -
     C3 counts restricted-call attempts that tests elicited: each one is a finding (a hardening
     target), not a success. Exit 0, or 3 when the file is not a results file or has no coverage.
     """
-    from ...reports import coverage_section, mermaid_flowchart
+    from ...features.coverage._report import coverage_section, mermaid_flowchart
     from ...results import ResultsError, load_results
 
     results = load_results(results_file)

@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._markdown import Md, _redactor, escape_markdown
-from ._sections import Diagram, Section
-from ._summary import clip
+from ...reports._markdown import Md, _redactor, escape_markdown
+from ...reports._sections import Diagram, Section
+from ...reports._summary import clip
+from ...reports._summary import invisible_dropped as _visible
 
 if TYPE_CHECKING:
-    from ._svg import Svg
+    from ...reports._svg import Svg
 
 __all__ = ["as_section", "coverage_section", "coverage_svg", "html_section", "mermaid_flowchart"]
 
@@ -72,14 +72,6 @@ _VIA = {"as_tool": "as tool", "call": "call", "declared": "declared"}  # handoff
 
 
 # -- escaping ----------------------------------------------------------------------------------
-
-
-def _visible(text: str) -> str:
-    """Drops Unicode's "other" characters: controls, format characters (bidirectional overrides,
-    which make text display differently from what it says, zero-width ones), lone surrogates
-    (which no UTF-8 comment body can carry), private-use and unassigned code points. Whitespace
-    stays, for :func:`clip` to collapse."""
-    return "".join(c for c in text if c.isspace() or unicodedata.category(c)[0] != "C")
 
 
 def _plain(text: Any, width: int, redact: Callable[[str], str]) -> str:
@@ -607,7 +599,7 @@ def _route(s: tuple[float, float], t: tuple[float, float], off: float, lane: flo
     Neighbouring columns are joined by one curve inside the gap between them; an edge that spans
     more columns drops into the gap between two rows (``lane``) and runs along it, so it never
     crosses a box. An edge within a column loops out to the right."""
-    from ._svg import num
+    from ...reports._svg import num
 
     def p(x: float, y: float) -> str:
         return f"{num(x)},{num(y)}"
@@ -713,7 +705,7 @@ def _svg_layout(structural: Mapping[str, Any]) -> _SvgLayout:
 def _svg_edges(svg: Svg, lay: _SvgLayout, redact: Callable[[str], str]
                ) -> list[tuple[float, float, str, str]]:
     """Draw the edges before the boxes, so boxes sit on top; return their labels, to go over everything."""
-    from ._svg import arrowhead
+    from ...reports._svg import arrowhead
 
     labels: list[tuple[float, float, str, str]] = []
     in_lane: dict[float, int] = {}
@@ -742,7 +734,7 @@ def _svg_edges(svg: Svg, lay: _SvgLayout, redact: Callable[[str], str]
 
 def _svg_node(svg: Svg, n: _Node, x: float, y: float, entry: bool, redact: Callable[[str], str]) -> None:
     """Draw one node's box (a hexagon for a coordinator) with its clipped label and full-name tooltip."""
-    from ._svg import FONT, MONO
+    from ...reports._svg import FONT, MONO
 
     fill, stroke, dash = _SVG_NODE[_status(n)]
     width_ = 3.5 if entry else 1.4
@@ -776,7 +768,7 @@ def coverage_svg(structural: Mapping[str, Any], *, secrets: Sequence[str] = ()) 
     clipped and escaped; the full name is the node's tooltip. Beyond 60 agents or 120 tools the first
     ones are drawn and a line under the picture says how many were left out.
     """
-    from ._svg import MUTED, Svg
+    from ...reports._svg import MUTED, Svg
 
     redact = _redactor(secrets)
     lay = _svg_layout(structural)

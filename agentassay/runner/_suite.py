@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._errors import ExitCode
+from .._errors import AgentAssayError, ExitCode
 from ..evaluators import build_evaluator
 from ..gate import decide
 from ..integrations.adapters import AgentAdapter
@@ -116,11 +116,8 @@ def run_suite(
 
 
 def _input_errors() -> tuple[type[BaseException], ...]:
-    """Errors in the user's input or set-up: raised by a hook before the first trial, they stop the run (exit 3;
-    4 for ``AgentLoadError``, e.g. the judge's provider preflight: a key that is not set, a server that is down)."""
-    from ..features.structure._manifest import ManifestError
-    from ..integrations.adapters import AgentLoadError
-    from ..results import ResultsError
-    from ..spec import SpecError
-
-    return (SpecError, ResultsError, ManifestError, AgentLoadError)
+    """Errors in the user's input or set-up, raised by a hook before the first trial: every ``AgentAssayError``
+    (a bad key, a manifest or results file that cannot be read, an agent or a provider that cannot be reached)
+    stops the run with its own exit code (``ExitCode``), as a bad suite does; anything else only disables the
+    plugin that raised it."""
+    return (AgentAssayError,)

@@ -20,6 +20,7 @@ import pytest
 from scipy import stats
 
 from agentassay.features.fingerprints._settings import FingerprintSettings
+from agentassay.features.shards import merge_results
 from agentassay.gate import BaselineCounts, RegressionFixed, SuiteDecision, replay
 from agentassay.integrations.cli import main
 from agentassay.reports import render_html, render_junit, render_pr_comment, render_table
@@ -29,7 +30,6 @@ from agentassay.results import (
     TrialOutcome,
     compare_results,
     load_results,
-    merge_results,
     with_more_trials,
 )
 from agentassay.spec import Settings

@@ -16,7 +16,6 @@ from typing import Any
 import click
 
 from ..._errors import AgentAssayError, ExitCode
-from ...features.coverage._settings import CoverageConfig
 
 
 def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
@@ -171,6 +170,8 @@ def generate(
 
     s = load_suite(suite)
     engine_lm = _realizer_lm(script, lm, api_base, api_key_env, s.root)
+    from ...features.coverage._settings import CoverageConfig  # lazily: `agentassay --help` loads no feature
+
     cfg = s.settings.of(CoverageConfig)
     search = [Path.cwd(), s.root]
     adapter = load_adapter(s.agent.entry, factory=s.agent.factory, model=s.model, search=search, root=s.root)

@@ -117,7 +117,7 @@ def run_suite(
 
 def _input_errors() -> tuple[type[BaseException], ...]:
     """Errors in the user's input or set-up: raised by a hook before the first trial, they stop the run (exit 3;
-    4 for ``AgentLoadError``, e.g. the judge's provider preflight: a key that is not set, a server that is down)."""
+    4 for ``AgentLoadError``, e.g. a plugin's model provider preflight: a key that is not set, a server that is down)."""
     from ..features.structure._manifest import ManifestError
     from ..integrations.adapters import AgentLoadError
     from ..results import ResultsError

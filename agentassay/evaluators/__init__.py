@@ -1,5 +1,5 @@
 """Evaluators (paper Def. 3.3): a scenario's checks as one callable ``E(input, trace) -> EvalResult``."""
 
-from ._checks import EvalResult, Evaluator, build_evaluator
+from ._checks import CheckFn, EvalResult, Evaluator, Where, build_evaluator, outcome, resolve
 
-__all__ = ["EvalResult", "Evaluator", "build_evaluator"]
+__all__ = ["CheckFn", "EvalResult", "Evaluator", "Where", "build_evaluator", "outcome", "resolve"]

@@ -5,15 +5,9 @@ that a reviewer can read in a PR comment without opening the trace. Checks are c
 scenario (regexes compiled, entries imported, schemas validated) so that a broken check is a
 :class:`SpecError` before the first trial, not a failure repeated in every trial.
 
-Judge hook (``judge`` checks, off by default). ``entry: module:function`` names a plain
-(synchronous) function called once per trace as::
-
-    fn(input=<scenario input>, output=<trace.output>, properties=<scenario properties>, **options)
-
-where ``options`` are the check's other keys. It returns ``True``/``False`` or ``(passed, reason)``;
-an exception is a failed check carrying its message. The hook's function brings its own client; its
-randomness becomes part of the trial (Remark 3.1). The built-in LLM judge (``judge:`` with a rubric
-and a model, agentassay/judge, docs/judge.md) measures that randomness itself.
+Check kinds are a registry (spec/_kinds.py). The kernel's kinds are compiled here; a kind a feature adds
+names its builder, ``build(check, where) -> CheckFn``, which may use :func:`resolve` (import a
+``module:function`` now) and :func:`outcome` (read what a check function returned) as ``python`` does.
 """
 
 from __future__ import annotations
@@ -25,10 +19,12 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from .._limits import PatternTimeout, compile_pattern, doing, regex_error
-from ..spec import CHECK_KINDS, Check, Scenario, SpecError
+from ..spec import Check, Scenario, SpecError
+from ..spec._kinds import KERNEL_KINDS, check_kinds, kind_names
 from ..traces import Trace
 
 # One compiled check: the failure reason, or None when the trace passes it.
@@ -81,19 +77,21 @@ def build_evaluator(
     search: Sequence[str | os.PathLike[str]] = (),
 ) -> Evaluator:
     """Compile ``scenario.checks``. ``file`` (the suite file) only serves error messages;
-    ``search`` folders go on ``sys.path`` first, so ``python``/``judge`` entries import from the
+    ``search`` folders go on ``sys.path`` first, so the entries of checks that name code import from the
     suite's folder the way the agent entry does.
 
     Raises :class:`SpecError` when a check cannot work at all: an entry that does not import, an
     invalid JSON schema, an unknown kind in a hand-built :class:`Check`.
     """
-    where = _Where(os.fspath(file) if file is not None else None, scenario, tuple(map(os.fspath, search)))
+    where = Where(os.fspath(file) if file is not None else None, scenario, tuple(map(os.fspath, search)))
     fns = tuple(_compile(check, where) for check in scenario.checks)
     return Evaluator(scenario.name, scenario.checks, fns)
 
 
 @dataclass(frozen=True)
-class _Where:
+class Where:
+    """What a check's builder knows of where the check is: for error messages and imports."""
+
     file: str | None
     scenario: Scenario
     search: tuple[str, ...] = ()
@@ -103,11 +101,22 @@ class _Where:
         return SpecError(message, file=self.file, line=check.line or self.scenario.line, key=key)
 
 
-def _compile(check: Check, where: _Where) -> CheckFn:
-    builder = _BUILDERS.get(check.kind)
+def _compile(check: Check, where: Where) -> CheckFn:
+    builder = _BUILDERS.get(check.kind) or _feature_builder(check.kind)
     if builder is None:
-        raise where.error(check, f"unknown check {check.kind!r}; valid checks: {', '.join(CHECK_KINDS)}.")
+        raise where.error(check, f"unknown check {check.kind!r}; valid checks: {', '.join(kind_names())}.")
     return builder(check, where)
+
+
+@cache
+def _feature_builder(kind: str) -> Callable[[Check, Where], CheckFn] | None:
+    """The builder a feature's registry entry names for ``kind`` (imported on first use), or None."""
+    spec = check_kinds().get(kind)
+    if spec is None or spec.build is None:
+        return None
+    module, _, attr = spec.build.partition(":")
+    builder: Callable[[Check, Where], CheckFn] = getattr(importlib.import_module(module), attr)
+    return builder
 
 
 # -- output as text -----------------------------------------------------------------------------
@@ -152,7 +161,8 @@ def _as_bool(value: Any) -> bool | None:
     return None
 
 
-def _outcome(result: Any, who: str) -> str | None:
+def outcome(result: Any, who: str) -> str | None:
+    """A check function's result (``True``/``False`` or ``(passed, reason)``) as a failure reason or None."""
     reason: Any = None
     if isinstance(result, tuple) and len(result) == 2:
         result, reason = result
@@ -182,7 +192,7 @@ def _field_of(output: Any, name: str) -> tuple[bool, Any]:
     return False, None
 
 
-def _exact_match(check: Check, where: _Where) -> CheckFn:
+def _exact_match(check: Check, where: Where) -> CheckFn:
     expected = str(check.value).strip()
     field_name: str | None = check.options.get("field")
 
@@ -202,7 +212,7 @@ def _exact_match(check: Check, where: _Where) -> CheckFn:
     return run
 
 
-def _contains(check: Check, where: _Where) -> CheckFn:
+def _contains(check: Check, where: Where) -> CheckFn:
     needle = str(check.value)
     folded = needle.casefold()
 
@@ -214,7 +224,7 @@ def _contains(check: Check, where: _Where) -> CheckFn:
     return run
 
 
-def _not_contains(check: Check, where: _Where) -> CheckFn:
+def _not_contains(check: Check, where: Where) -> CheckFn:
     needle = str(check.value)
     folded = needle.casefold()
 
@@ -226,7 +236,7 @@ def _not_contains(check: Check, where: _Where) -> CheckFn:
     return run
 
 
-def _regex(check: Check, where: _Where) -> CheckFn:
+def _regex(check: Check, where: Where) -> CheckFn:
     try:
         pattern = compile_pattern(str(check.value))
     except regex_error() as e:
@@ -243,7 +253,7 @@ def _regex(check: Check, where: _Where) -> CheckFn:
     return run
 
 
-def _json_schema(check: Check, where: _Where) -> CheckFn:
+def _json_schema(check: Check, where: Where) -> CheckFn:
     try:
         import jsonschema  # lazy: only suites with a json_schema check pay for it
     except ImportError:
@@ -278,7 +288,7 @@ def _json_schema(check: Check, where: _Where) -> CheckFn:
     return run
 
 
-def _resolve(check: Check, where: _Where) -> Callable[..., Any]:
+def resolve(check: Check, where: Where) -> Callable[..., Any]:
     """Import ``module:attr`` now, so a typo fails the load, not every trial."""
     entry = str(check.value)
     module_name, _, attr = entry.partition(":")
@@ -308,8 +318,8 @@ def _resolve(check: Check, where: _Where) -> Callable[..., Any]:
     return obj
 
 
-def _python(check: Check, where: _Where) -> CheckFn:
-    fn = _resolve(check, where)
+def _python(check: Check, where: Where) -> CheckFn:
+    fn = resolve(check, where)
     who = f"check {check.value}"
 
     def run(input: str, trace: Trace) -> str | None:
@@ -317,28 +327,12 @@ def _python(check: Check, where: _Where) -> CheckFn:
             result = fn(input, trace.output, trace)
         except Exception as e:
             return f"{who} raised {type(e).__name__}: {e}"
-        return _outcome(result, who)
+        return outcome(result, who)
 
     return run
 
 
-def _judge(check: Check, where: _Where) -> CheckFn:
-    fn = _resolve(check, where)
-    who = f"judge {check.value}"
-    options = dict(check.options)
-    properties = dict(where.scenario.properties)
-
-    def run(input: str, trace: Trace) -> str | None:
-        try:
-            result = fn(input=input, output=trace.output, properties=properties, **options)
-        except Exception as e:
-            return f"{who} raised {type(e).__name__}: {e}"
-        return _outcome(result, who)
-
-    return run
-
-
-def _max_steps(check: Check, where: _Where) -> CheckFn:
+def _max_steps(check: Check, where: Where) -> CheckFn:
     limit = int(check.value)
 
     def run(input: str, trace: Trace) -> str | None:
@@ -348,7 +342,7 @@ def _max_steps(check: Check, where: _Where) -> CheckFn:
     return run
 
 
-def _must_call(check: Check, where: _Where) -> CheckFn:
+def _must_call(check: Check, where: Where) -> CheckFn:
     tool = str(check.value)
 
     def run(input: str, trace: Trace) -> str | None:
@@ -360,7 +354,7 @@ def _must_call(check: Check, where: _Where) -> CheckFn:
     return run
 
 
-def _must_not_call(check: Check, where: _Where) -> CheckFn:
+def _must_not_call(check: Check, where: Where) -> CheckFn:
     tool = str(check.value)
 
     def run(input: str, trace: Trace) -> str | None:
@@ -373,7 +367,7 @@ def _must_not_call(check: Check, where: _Where) -> CheckFn:
     return run
 
 
-def _must_reach(check: Check, where: _Where) -> CheckFn:
+def _must_reach(check: Check, where: Where) -> CheckFn:
     agent = str(check.value)
 
     def run(input: str, trace: Trace) -> str | None:
@@ -385,17 +379,17 @@ def _must_reach(check: Check, where: _Where) -> CheckFn:
     return run
 
 
-_BUILDERS: dict[str, Callable[[Check, _Where], CheckFn]] = {
+# The kernel's kinds (spec/_kinds.py KERNEL_KINDS); features' kinds name their own builders.
+_BUILDERS: dict[str, Callable[[Check, Where], CheckFn]] = {
     "exact_match": _exact_match,
     "contains": _contains,
     "not_contains": _not_contains,
     "regex": _regex,
     "json_schema": _json_schema,
     "python": _python,
-    "judge": _judge,
     "max_steps": _max_steps,
     "must_call": _must_call,
     "must_not_call": _must_not_call,
     "must_reach": _must_reach,
 }
-assert set(_BUILDERS) == set(CHECK_KINDS), "every check kind needs a builder"
+assert set(_BUILDERS) == {k.name for k in KERNEL_KINDS}, "every kernel check kind needs a builder"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..spec._kinds import CheckKind
 from ..spec._settings import BuiltinPlugin as Builtin
 
 
@@ -113,6 +114,18 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda run: _uses(run, "judge"),
         for_results=lambda results: bool(results.sections.get("judge")),
         keys={"suite": ("judge",), "scenario": ("judge",)},
+        # `{judge: module:function}`: a grading function of the user's own, its other keys passed through.
+        checks=(
+            CheckKind(
+                "judge",
+                "entry",
+                options=None,
+                reserved=("input", "output", "properties"),
+                names_code=True,
+                build="agentassay.features.judge._check:build",
+            ),
+        ),
+        grades="an LLM judge (`judge:`, docs/judge.md)",
     ),
     Builtin(
         "mutation",

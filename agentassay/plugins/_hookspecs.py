@@ -68,7 +68,7 @@ def agentassay_prepare(run: Run) -> None:
 
 @hookspec
 def agentassay_trial_checks(run: Run, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:
-    """A trial's agent call returned and the scenario's evaluator judged it: run per-trial checks of what the
+    """A trial's agent call returned and the scenario's evaluator graded it: run per-trial checks of what the
     suite supplies (the contracts plugin evaluates its expressions here). Called in the trial's check thread,
     under what is left of the trial's ``config.timeout`` (``agentassay._limits.remaining()``), so keep the
     result in a per-trial slot (``(phase.name, state.scenario.name, index)``) for

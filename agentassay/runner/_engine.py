@@ -293,7 +293,7 @@ class Engine:
         with limit.active():
             try:
                 return state.evaluator(state.scenario.input, trace)
-            finally:  # also when the evaluator raised: the contracts still judge the trace
+            finally:  # also when the evaluator raised: the contracts still check the trace
                 if self.checks is not None:
                     self.checks(state, index, trace)
 

@@ -12,7 +12,8 @@ changes a field, so equal identities mean the same agent, model, suite and softw
 * ``agent``: the entry string, the adapter, a SHA-256 of the adapter's description of the agent
   (instructions, tools, handoffs, framework version) and ``source``: a SHA-256 over the files of the
   top-level package (or, for a top-level module, the folder) of every module the trials run — the
-  entry module, ``python``/``judge`` check modules and a ``module:attr`` offline behaviour;
+  entry module, the modules of checks that name code (``python`` and kinds features add, spec/_kinds.py)
+  and a ``module:attr`` offline behaviour;
 * ``versions``: agentassay, Python and the agent framework (``versions()``).
 
 ``full`` (not compared) says whether the run was a full recording (``run --full``): only those pool.
@@ -31,6 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..spec._kinds import names_code
 from ..spec._settings import settings_parts
 
 SCHEME = 1
@@ -153,12 +155,12 @@ def _shown(path: Path) -> str:
 
 
 def code_modules(entry: str, suite: Any) -> list[str]:
-    """The modules whose code decides a trial: the entry's, ``python``/``judge`` checks', a ``module:attr``
-    offline behaviour's."""
+    """The modules whose code decides a trial: the entry's, those of checks whose kind names code
+    (``python``, a feature's grading function), a ``module:attr`` offline behaviour's."""
     out = [entry.partition(":")[0]]
     for scenario in suite.scenarios:
         for check in scenario.checks:
-            if check.kind in ("python", "judge") and isinstance(check.value, str) and ":" in check.value:
+            if names_code(check.kind) and isinstance(check.value, str) and ":" in check.value:
                 out.append(check.value.partition(":")[0])
     behaviour = suite.model.behaviour
     if behaviour and ":" in behaviour and Path(behaviour).suffix.lower() not in (".yml", ".yaml", ".json"):

@@ -4,9 +4,11 @@ Importing this package is cheap (PyYAML only): the CLI loads a suite before deci
 it needs.
 """
 
+from typing import Any
+
+from ._kinds import CheckKind, check_kinds, kind_names
 from ._loader import SpecError, load_suite, parse_suite
 from ._model import (
-    CHECK_KINDS,
     CORRECTIONS,
     ERROR_POLICIES,
     METHODS,
@@ -22,6 +24,15 @@ from ._model import (
 )
 from ._settings import FeatureSettings
 
+
+def __getattr__(name: str) -> Any:
+    """``CHECK_KINDS``: every check kind's name, read from the registry when first asked for (features add
+    kinds, and the registry is read lazily so that importing the spec imports no feature)."""
+    if name == "CHECK_KINDS":
+        return kind_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "CHECK_KINDS",
     "CORRECTIONS",
@@ -31,6 +42,7 @@ __all__ = [
     "PROVIDERS",
     "AgentConfig",
     "Check",
+    "CheckKind",
     "Extension",
     "FeatureSettings",
     "ModelConfig",
@@ -38,6 +50,8 @@ __all__ = [
     "Settings",
     "SpecError",
     "Suite",
+    "check_kinds",
+    "kind_names",
     "load_suite",
     "parse_suite",
 ]

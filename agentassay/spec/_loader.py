@@ -21,8 +21,8 @@ import yaml
 
 from .._errors import AgentAssayError
 from .._limits import compile_pattern, regex_error
+from ._kinds import check_kinds, kind_names
 from ._model import (
-    CHECK_KINDS,
     CORRECTIONS,
     ERROR_POLICIES,
     METHODS,
@@ -36,7 +36,7 @@ from ._model import (
     Settings,
     Suite,
 )
-from ._settings import FeatureSettings, builtin_keys, settings_parts
+from ._settings import FeatureSettings, builtin_keys, graders, settings_parts
 
 # Keys plugins own (agentassay_suite_keys): {"suite" | "config" | "scenario": {key: plugin name}}.
 PluginKeys = Mapping[str, Mapping[str, str]]
@@ -66,28 +66,14 @@ AGENT_KEYS = ("entry", "factory", "version")
 MODEL_KEYS = ("provider", "name", "behaviour", "base_url", "api_key_env", "temperature")
 SCENARIO_KEYS = ("name", "input", "properties", "evaluator", "threshold", "description", "witness")
 
-# `module.sub:attr.sub`: what `agent`, python checks and judges name.
+# `module.sub:attr.sub`: what `agent` and checks that name code (`python`, a feature's) name.
 ENTRY_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Checks whose value may be a list: one check per item, so each failure names its own item.
 _LISTABLE = ("contains", "not_contains", "regex", "must_call", "must_not_call", "must_reach")
-# For ``{type: KIND, ...}``: the key holding the value, and the further keys allowed
-# (None: any further key is an option passed through, as for judges).
-_TYPE_KEYS: dict[str, tuple[str, tuple[str, ...] | None]] = {
-    "exact_match": ("expected", ("field",)),
-    "contains": ("text", ()),
-    "not_contains": ("text", ()),
-    "regex": ("pattern", ()),
-    "json_schema": ("schema", ()),
-    "python": ("entry", ()),
-    "judge": ("entry", None),
-    "max_steps": ("max", ()),
-    "must_call": ("tool", ()),
-    "must_not_call": ("tool", ()),
-    "must_reach": ("agent", ()),
-}
-_JUDGE_RESERVED = ("input", "output", "properties")
+# For ``{type: KIND, ...}``, the key holding the value and the further keys allowed: each kind's
+# registry entry (spec/_kinds.py).
 
 
 #: Deepest nesting of mappings and sequences a suite (or manifest) may use. A real suite nests a few
@@ -477,10 +463,8 @@ class _Parser:
                 expected="a non-empty list of scenarios",
                 got="nothing",
             )
-        suite_judge = "judge" in self.extensions and self.extensions["judge"].value not in (False, None)
         for p in pending:
-            judged_off = "judge" in p.extensions and p.extensions["judge"].value is False
-            if p.no_checks is not None and (not suite_judge or judged_off):
+            if p.no_checks is not None and not self.graded(p):
                 raise self.no_checks(p.no_checks, p.key, p)
             self.check_sprt_threshold(p, settings, config_nodes)
         scenarios = self.name_scenarios(pending)
@@ -743,9 +727,7 @@ class _Parser:
     def scenario(self, node: yaml.Node, key: str) -> _Pending:
         m = self.mapping(node, key, "a scenario: a mapping with at least `input:`")
         for k, (knode, _) in m.items():
-            if k in CHECK_KINDS and k not in self.owned(
-                "scenario"
-            ):  # `judge:` here is the LLM judge plugin's
+            if k in kind_names() and k not in self.owned("scenario"):  # else the key of the plugin that owns it
                 where = "`properties:` or `evaluator:`" if k in PROPERTY_CHECKS else "`evaluator:`"
                 raise self.err(knode, f"{key}.{k}", f"'{k}' is a check; put it under {where}.")
         owned = self.owned("scenario")
@@ -796,10 +778,25 @@ class _Parser:
         if "evaluator" in m:
             eval_checks = self.evaluator(m["evaluator"][1], f"{key}.evaluator", pnodes)
         p.checks = (*eval_checks, *prop_checks)
-        judged = "judge" in p.extensions and p.extensions["judge"].value not in (False, None)
-        if not p.checks and not judged:
-            p.no_checks = node  # an error unless the suite has a judge (known once the whole file is read)
+        if not p.checks:
+            p.no_checks = node  # an error unless a plugin grades it (known once the whole file is read)
         return p
+
+    def graded(self, p: _Pending) -> bool:
+        """A plugin grades this scenario without checks (spec/_settings.py, ``BuiltinPlugin.grades``): the
+        scenario sets one of its keys, or the suite does and the scenario does not turn it off."""
+
+        def on(ext: Extension | None) -> bool:
+            return ext is not None and ext.value not in (False, None)
+
+        for suite_keys, scenario_keys, _ in graders():
+            if any(on(p.extensions.get(k)) for k in scenario_keys):
+                return True
+            for k in suite_keys:
+                off = k in p.extensions and p.extensions[k].value is False
+                if on(self.extensions.get(k)) and not off:
+                    return True
+        return False
 
     def no_checks(self, node: yaml.Node, key: str, p: _Pending) -> SpecError:
         hint = (
@@ -811,7 +808,9 @@ class _Parser:
             "scenario has no checks, so every trial would pass. Add `evaluator:` "
             "(e.g. `evaluator: {contains: refund}`), a check property ("
             + ", ".join(PROPERTY_CHECKS)
-            + ") or an LLM judge (`judge:`, docs/judge.md); natural-language descriptions alone are not evaluated."
+            + ")"
+            + "".join(f" or {words}" for *_, words in graders())
+            + "; natural-language descriptions alone are not evaluated."
             + hint,
             expected="at least one check",
             got="none",
@@ -848,7 +847,7 @@ class _Parser:
         first_line: dict[str, int] = {}
         checks: list[Check] = []
         for k, knode, vnode, vkey in entries:
-            if k in CHECK_KINDS and k not in PROPERTY_CHECKS:
+            if k in kind_names() and k not in PROPERTY_CHECKS:
                 raise self.err(
                     knode,
                     vkey,
@@ -907,7 +906,7 @@ class _Parser:
             if not isinstance(node, yaml.MappingNode):
                 raise self.expected(node, key, "a JSON schema (a mapping)", self.value(node))
             return self.value(node)
-        if kind in ("python", "judge"):
+        if check_kinds()[kind].names_code:
             return self.entry(node, key)
         # exact_match
         v = self.value(node)
@@ -917,11 +916,11 @@ class _Parser:
 
     def kind(self, node: yaml.Node, key: str, name: Any) -> str:
         if not isinstance(name, str):
-            raise self.expected(node, key, "a check kind (" + ", ".join(CHECK_KINDS) + ")", name)
-        if name not in CHECK_KINDS:
-            best = _closest(name, CHECK_KINDS)
+            raise self.expected(node, key, "a check kind (" + ", ".join(kind_names()) + ")", name)
+        if name not in kind_names():
+            best = _closest(name, kind_names())
             did = f" Did you mean '{best}'?" if best else ""
-            kinds = ", ".join(sorted(CHECK_KINDS))
+            kinds = ", ".join(sorted(kind_names()))
             raise self.err(
                 node,
                 key,
@@ -957,7 +956,8 @@ class _Parser:
         if "type" in m:
             tnode = m["type"][1]
             kind = self.kind(tnode, f"{key}.type", self.value(tnode))
-            value_key, option_keys = _TYPE_KEYS[kind]
+            spec = check_kinds()[kind]
+            value_key, option_keys = spec.value_key, spec.options
             if option_keys is not None:
                 self.check_keys(m, key, ("type", value_key, *option_keys))
             options: dict[str, Any] = {}
@@ -966,9 +966,9 @@ class _Parser:
                     continue
                 if k == "field":
                     options[k] = self.string(vn, f"{key}.field", "a field name of the output", nonempty=True)
-                elif k in _JUDGE_RESERVED:
+                elif k in spec.reserved:
                     raise self.err(
-                        kn, f"{key}.{k}", f"'{k}' is passed to the judge by AgentAssay; rename this option."
+                        kn, f"{key}.{k}", f"'{k}' is passed to the {kind} by AgentAssay; rename this option."
                     )
                 else:
                     options[k] = self.value(vn)
@@ -978,11 +978,11 @@ class _Parser:
                     Check(kind, v, dict(options), line=_line(node), key=key)
                     for v in self.check_values(kind, vnode, f"{key}.{value_key}")
                 ]
-            if kind in ("python", "judge"):
+            if spec.names_code:
                 raise self.err(
                     node,
-                    f"{key}.entry",
-                    "required key missing. Add `entry: module:function`.",
+                    f"{key}.{value_key}",
+                    f"required key missing. Add `{value_key}: module:function`.",
                     expected="module:function",
                     got="nothing",
                 )
@@ -1012,7 +1012,7 @@ class _Parser:
         options: dict[str, Any],
     ) -> list[Check]:
         """Paper style: ``evaluator: exact_match`` takes its value from the ``expected*`` property."""
-        if kind in ("python", "judge"):
+        if check_kinds()[kind].names_code:
             raise self.err(
                 node,
                 key,
@@ -1121,4 +1121,4 @@ class _Pending:
         self.descriptions: tuple[str, ...] = ()
         self.checks: tuple[Check, ...] = ()
         self.extensions: dict[str, Extension] = {}
-        self.no_checks: yaml.Node | None = None  # set when only a judge could grade it
+        self.no_checks: yaml.Node | None = None  # set when only a plugin could grade it

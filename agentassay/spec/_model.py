@@ -17,19 +17,6 @@ METHODS = ("sprt", "fixed")
 ERROR_POLICIES = ("fail", "exclude")
 CORRECTIONS = ("holm", "bonferroni", "none")
 PROVIDERS = ("offline", "openai", "openai-compatible", "litellm")
-CHECK_KINDS = (
-    "exact_match",
-    "contains",
-    "not_contains",
-    "regex",
-    "json_schema",
-    "python",
-    "max_steps",
-    "must_call",
-    "must_not_call",
-    "must_reach",
-    "judge",
-)
 # Property keys that are also checks (``properties: [max_steps: 5]`` both records and enforces it).
 PROPERTY_CHECKS = (
     "max_steps",
@@ -72,8 +59,8 @@ class ModelConfig:
 class Check:
     """One evaluator check, e.g. ``Check("contains", "refund")`` or ``Check("max_steps", 5)``.
 
-    kinds: exact_match, contains, not_contains, regex, json_schema, python, max_steps,
-    must_call, must_not_call, must_reach, judge.
+    kinds: the kernel's (exact_match, contains, not_contains, regex, json_schema, python, max_steps,
+    must_call, must_not_call, must_reach) and those features add (spec/_kinds.py).
     """
 
     kind: str

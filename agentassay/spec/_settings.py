@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 if TYPE_CHECKING:
     import yaml
 
+    from ._kinds import CheckKind
     from ._model import Settings
 
 REGISTRY = "agentassay.features"  # the module whose BUILTINS lists the built-in features
@@ -46,6 +47,12 @@ class BuiltinPlugin:
     # "module:function" adjusting ``Results.savings()`` for trials of its own that stand in for the target's:
     # ``f(results) -> (usd those trials cost, entries to add)``; imported only when its section is present.
     savings: str | None = None
+    # Check kinds it adds (spec/_kinds.py): validated by the loader from the entry, compiled by its builder.
+    checks: tuple[CheckKind, ...] = ()
+    # Words naming how it grades a scenario through its ``keys`` (the no-checks error lists them): a scenario
+    # with no checks is graded when it sets such a key, or the suite does and the scenario does not turn it
+    # off (``false``). Empty: it grades nothing.
+    grades: str = ""
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,14 @@ def builtin_keys() -> dict[str, dict[str, str]]:
 
 
 @cache
+def graders() -> tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...]:
+    """The built-ins that grade a scenario without checks: (their suite keys, scenario keys, words)."""
+    return tuple(
+        (tuple(b.keys.get("suite", ())), tuple(b.keys.get("scenario", ())), b.grades) for b in builtins() if b.grades
+    )
+
+
+@cache
 def fixed_sections() -> tuple[str, ...]:
     """Results-file sections every file carries (null when their feature did not run)."""
     return tuple(k for b in builtins() for k in b.sections)
@@ -143,6 +158,7 @@ __all__ = [
     "builtins",
     "defaults",
     "fixed_sections",
+    "graders",
     "savings_adjusters",
     "settings_parts",
 ]

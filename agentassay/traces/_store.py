@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -42,17 +43,15 @@ CREATE TABLE IF NOT EXISTS trials (
 CREATE INDEX IF NOT EXISTS trials_by_version ON trials (agent_version, scenario, recorded_at);
 CREATE INDEX IF NOT EXISTS trials_by_suite ON trials (suite, scenario, agent_version, recorded_at);
 CREATE INDEX IF NOT EXISTS trials_by_run ON trials (run_id);
--- The LLM judge's answers (agentassay/judge), one per (rubric, judge model, graded content, repeat):
--- re-grading recorded traces costs nothing twice. A new table needs no schema bump: older versions
+-- Plugins' caches (cache_get / cache_put): a JSON value per (namespace, key), e.g. a grader's answers,
+-- so that work on recorded traces is not paid for twice. A new table needs no schema bump: older versions
 -- never read it, and CREATE TABLE IF NOT EXISTS adds it to an existing store.
-CREATE TABLE IF NOT EXISTS judge_cache (
-    key           TEXT PRIMARY KEY,
-    grade         TEXT NOT NULL,
-    reason        TEXT,
-    input_tokens  INTEGER NOT NULL DEFAULT 0,
-    output_tokens INTEGER NOT NULL DEFAULT 0,
-    model         TEXT,
-    recorded_at   TEXT NOT NULL
+CREATE TABLE IF NOT EXISTS cache (
+    namespace   TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    value       TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    PRIMARY KEY (namespace, key)
 );
 """
 
@@ -92,7 +91,7 @@ class TraceStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        # The judge's cache is read and written from evaluator threads while the loop thread adds trials.
+        # Plugins' caches are read and written from evaluator threads while the loop thread adds trials.
         self._lock = threading.Lock()
         if str(self.path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -228,36 +227,63 @@ class TraceStore:
     def run(self, run_id: str) -> list[StoredTrial]:
         return list(self._rows("run_id = ?", [run_id], "ORDER BY scenario, trial"))
 
-    # -- the judge's cache ---------------------------------------------------------------------
-    def judge_get(self, key: str) -> tuple[Any, str | None, int, int] | None:
-        """A cached judge answer: (grade, reason, input tokens, output tokens), or None."""
+    # -- plugins' caches ---------------------------------------------------------------------
+    def cache_get(self, namespace: str, key: str) -> Any | None:
+        """The cached JSON value under ``(namespace, key)``, or None."""
         with self._lock:
             row = self._db.execute(
-                "SELECT grade, reason, input_tokens, output_tokens FROM judge_cache WHERE key = ?", (key,)
+                "SELECT value FROM cache WHERE namespace = ? AND key = ?", (namespace, key)
             ).fetchone()
-        return None if row is None else (json.loads(row[0]), row[1], int(row[2]), int(row[3]))
+        return None if row is None else json.loads(row[0])
 
-    def judge_put(
-        self,
-        key: str,
-        grade: Any,
-        reason: str | None,
-        *,
-        input_tokens: int = 0,
-        output_tokens: int = 0,
-        model: str | None = None,
-    ) -> None:
-        """Keep one judge answer; the first answer for a key wins (a key is graded once)."""
+    def cache_put(self, namespace: str, key: str, value: Any) -> None:
+        """Keep one JSON value; the first value for a key wins (a key is computed once)."""
         with self._lock:
             self._db.execute(
-                "INSERT OR IGNORE INTO judge_cache (key, grade, reason, input_tokens, output_tokens, model, recorded_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, json.dumps(grade), reason, input_tokens, output_tokens, model, _now()),
+                "INSERT OR IGNORE INTO cache (namespace, key, value, recorded_at) VALUES (?, ?, ?, ?)",
+                (namespace, key, json.dumps(value), _now()),
             )
 
-    def judge_count(self) -> int:
+    def cache_count(self, namespace: str) -> int:
         with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM judge_cache").fetchone()[0])
+            return int(
+                self._db.execute("SELECT COUNT(*) FROM cache WHERE namespace = ?", (namespace,)).fetchone()[0]
+            )
+
+    def cache_adopt(self, table: str, namespace: str, value: Callable[[dict[str, Any]], Any]) -> int:
+        """Move the rows of a plugin's own older cache ``table`` (a ``key`` and a ``recorded_at`` column) into
+        ``namespace``, each row's value ``value(row as {column: value})``, and drop the table, in one
+        transaction; nothing when the table is absent. Returns the rows moved. The plugin calls this before
+        it reads its cache, so a store written before the generic cache keeps its answers."""
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", table):
+            raise ValueError(f"not a table name: {table!r}")
+        with self._lock:
+            found = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+            ).fetchone()
+            if found is None:
+                return 0
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                if self._db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+                ).fetchone() is None:  # another process moved it meanwhile
+                    self._db.execute("COMMIT")
+                    return 0
+                cur = self._db.execute(f"SELECT * FROM {table}")
+                columns = [d[0] for d in cur.description]
+                rows = [dict(zip(columns, r, strict=True)) for r in cur.fetchall()]
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO cache (namespace, key, value, recorded_at) VALUES (?, ?, ?, ?)",
+                    [(namespace, r["key"], json.dumps(value(r)), r.get("recorded_at") or _now()) for r in rows],
+                )
+                self._db.execute(f"DROP TABLE {table}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        return len(rows)
 
     # -- lifecycle -----------------------------------------------------------------------------
     def close(self) -> None:

@@ -2,7 +2,7 @@
 
 Cache. An answer is keyed by (prompt version, rubric, scale, the judge model's identity, a digest of
 the graded content — input, final output, tool calls — and the repeat index) and kept in the trace
-store's ``judge_cache`` table, or in memory for the run without a store. The seed a scripted judge
+store's cache (namespace ``judge``), or in memory for the run without a store. The seed a scripted judge
 (or OpenAI's ``seed``) gets is derived from the same key. So a judge is, once cached, a fixed function
 of the content: re-grading recorded traces (``agentassay analyze``) costs no call and gives the same
 grades, two trials with identical replies get identical grades, and the pass rate the sequential
@@ -71,27 +71,49 @@ class MemoryCache:
 
 
 class StoreCache:
-    """Answers in the trace store's ``judge_cache`` table: they outlive the run."""
+    """Answers in the trace store's generic cache (namespace ``judge``): they outlive the run.
+
+    A store written before the generic cache kept them in its own ``judge_cache`` table; the first use
+    moves those rows into the namespace (same keys, nothing re-graded)."""
+
+    NAMESPACE = "judge"
+    LEGACY_TABLE = "judge_cache"
 
     def __init__(self, store: TraceStore) -> None:
         self.store = store
+        store.cache_adopt(self.LEGACY_TABLE, self.NAMESPACE, _legacy_answer)
 
     def get(self, key: str) -> Cached | None:
-        row = self.store.judge_get(key)
-        if row is None:
+        row = self.store.cache_get(self.NAMESPACE, key)
+        if not isinstance(row, dict) or "grade" not in row:
             return None
-        grade, reason, tin, tout = row
-        return Cached(grade, reason or "", tin, tout)
+        return Cached(
+            row["grade"], row.get("reason") or "", int(row.get("input_tokens") or 0), int(row.get("output_tokens") or 0)
+        )
 
     def put(self, key: str, answer: Cached, model: str | None = None) -> None:
-        self.store.judge_put(
+        self.store.cache_put(
+            self.NAMESPACE,
             key,
-            answer.grade,
-            answer.reason,
-            input_tokens=answer.input_tokens,
-            output_tokens=answer.output_tokens,
-            model=model,
+            {
+                "grade": answer.grade,
+                "reason": answer.reason,
+                "input_tokens": answer.input_tokens,
+                "output_tokens": answer.output_tokens,
+                "model": model,
+            },
         )
+
+
+def _legacy_answer(row: dict[str, Any]) -> dict[str, Any]:
+    """A ``judge_cache`` row (its grade JSON-encoded) as the value :class:`StoreCache` keeps."""
+    return {
+        "grade": json.loads(row["grade"]),
+        "reason": row.get("reason"),
+        "input_tokens": int(row.get("input_tokens") or 0),
+        "output_tokens": int(row.get("output_tokens") or 0),
+        "model": row.get("model"),
+    }
 
 
 Cache = MemoryCache | StoreCache
@@ -458,7 +480,7 @@ def grade_traces(
 ) -> tuple[list[TraceGrade], JudgeStats]:
     """Grade recorded traces (``(input, trace)`` pairs) through the same cache as ``run``.
 
-    ``store``: a TraceStore or its path, whose ``judge_cache`` answers are reused and extended (so a
+    ``store``: a TraceStore or its path, whose cached answers are reused and extended (so a
     second pass over the same traces makes no call); without it, an in-memory cache for this call.
     Returns the per-trace grades in order and their totals (calls, hits, tokens, USD, noise split).
     """

@@ -106,7 +106,10 @@ class Hooks:
         """Every implementation through pluggy, in its order; the non-None results. One that raises (other
         than a ``propagate`` type) is recorded, disabled, and returns None."""
         ctx = self._context
-        saved, ctx.propagate = ctx.propagate, propagate
+        saved = ctx.propagate
+        if not propagate and not saved:  # the per-trial hooks: nothing to set or restore
+            return getattr(self.manager.hook, hook)(**kwargs)  # type: ignore[no-any-return]
+        ctx.propagate = propagate
         try:
             return getattr(self.manager.hook, hook)(**kwargs)  # type: ignore[no-any-return]
         finally:

@@ -67,6 +67,8 @@ _PUBLIC: dict[str, str] = {
     "hookimpl": "agentassay.plugins",
     "hookspec": "agentassay.plugins",
     "Plugins": "agentassay.plugins",
+    "Stash": "agentassay.plugins",
+    "StashKey": "agentassay.plugins",
     # reports
     "render_table": "agentassay.reports",
     "render_pr_comment": "agentassay.reports",

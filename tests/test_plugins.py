@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentassay.integrations.cli import main
-from agentassay.plugins import Plugins, builtin_names
+from agentassay.plugins import Hooks, Plugins, Stash, StashKey, builtin_names, hookimpl, hookspec
 from agentassay.reports import render_pr_comment, render_table
 from agentassay.results import load_results
 
@@ -242,9 +242,9 @@ def test_a_plugin_owns_a_suite_key_and_validates_it(
             ["plugin 'bad'", "banana"],
         ),
         (
-            "from agentassay.plugins import hookimpl\n\n@hookimpl(wrapper=True)\ndef agentassay_prepare(run):\n"
-            "    return (yield)\n",
-            ["plugin 'bad'", "hook wrapper", "plain hookimpl"],
+            "from agentassay.plugins import hookimpl\n\n@hookimpl(hookwrapper=True)\ndef agentassay_prepare(run):\n"
+            "    yield\n",
+            ["plugin 'bad'", "old-style hook wrapper", "wrapper=True"],
         ),
     ],
 )
@@ -280,3 +280,142 @@ def test_a_plain_run_loads_only_the_builtins_it_needs() -> None:
         "shards",
         "analyze",
     }
+
+
+# A new-style hook wrapper (pluggy's wrapper=True): it sees every implementation's result and annotates it.
+WRAPPER = """\
+from agentassay.plugins import StashKey, hookimpl
+
+SEEN = StashKey[list]()
+
+
+@hookimpl(wrapper=True)
+def agentassay_trial_finished(run, outcome):
+    run.stash.setdefault(SEEN, []).append(outcome.index)
+    return (yield)
+
+
+@hookimpl(wrapper=True)
+def agentassay_results_sections(run):
+    sections = yield
+    keys = sorted(k for s in sections for k in s)
+    return [*sections, {"wrapped": {"trials_seen": len(run.stash[SEEN]), "sections_seen": keys}}]
+"""
+
+BROKEN_WRAPPER = """\
+from agentassay.plugins import hookimpl
+
+
+@hookimpl(wrapper=True)
+def agentassay_results_sections(run):
+    yield
+    raise RuntimeError("boom after the yield")
+"""
+
+
+def test_a_hook_wrapper_sees_and_annotates_every_implementations_result(site: Path, tmp_path: Path) -> None:
+    install(site, "wrapper", WRAPPER)
+    suite, out = suite_file(tmp_path), tmp_path / "r.json"
+    assert main(["run", str(suite), "-o", str(out), "--no-store", "-q", "--shard", "1/1"]) == 0
+    data = json.loads(out.read_text())
+    assert data["wrapped"] == {"trials_seen": 60, "sections_seen": ["coverage", "shard"]}
+
+
+def test_a_hook_wrapper_that_raises_is_isolated_like_any_implementation(site: Path, tmp_path: Path) -> None:
+    install(site, "brokenwrapper", BROKEN_WRAPPER)
+    suite, out = suite_file(tmp_path), tmp_path / "r.json"
+    assert main(["run", str(suite), "-o", str(out), "--no-store", "-q", "--shard", "1/1"]) == 2
+    data = json.loads(out.read_text())
+    assert data["shard"]["count"] == 1  # the other plugins' sections went on as if the wrapper were not there
+    note = next(n for n in data["notes"] if "plugin 'brokenwrapper'" in n)
+    assert "raised in agentassay_results_sections: RuntimeError: boom after the yield" in note
+
+
+class _Spec:
+    """A firstresult hook and a chained one, on the manager the run's hooks use."""
+
+    @hookspec(firstresult=True)
+    def agentassay_first(self, x: int) -> int | None:  # type: ignore[empty-body]
+        ...
+
+
+def _hooks(*plugins: object) -> Hooks:
+    import pluggy
+
+    from agentassay.plugins import _hookspecs
+
+    pm = pluggy.PluginManager(_hookspecs.PROJECT)
+    pm.add_hookspecs(_hookspecs)
+    pm.add_hookspecs(_Spec)
+    for i, plugin in enumerate(plugins):
+        pm.register(plugin, name=f"p{i}")
+    return Hooks(pm)
+
+
+def test_pluggys_order_firstresult_and_the_chained_decision_go_through_the_guard() -> None:
+    class Plain:
+        def __init__(self, out: int | None, fail: bool = False) -> None:
+            self.out, self.fail = out, fail
+
+        @hookimpl
+        def agentassay_first(self, x: int) -> int | None:
+            if self.fail:
+                raise ValueError("bad first")
+            return None if self.out is None else x + self.out
+
+        @hookimpl
+        def agentassay_decide_files(self, decision: str, notes: list[str]) -> str | None:
+            notes.append(decision)
+            if self.fail:
+                raise ValueError("bad decide")
+            return None if self.out is None else f"{decision}+{self.out}"
+
+    class Early:
+        @hookimpl(tryfirst=True)
+        def agentassay_first(self, x: int) -> int:
+            return -x
+
+    # Registered last is called first (pluggy's order); tryfirst goes before all; firstresult stops there.
+    hooks = _hooks(Plain(1), Plain(2), Early())
+    assert hooks.call("agentassay_first", x=10) == -10
+    assert _hooks(Plain(1), Plain(None)).call("agentassay_first", x=10) == 11
+    # A failing implementation is disabled and returns None: firstresult goes on to the next one.
+    hooks = _hooks(Plain(1), Plain(5, fail=True))
+    assert hooks.call("agentassay_first", x=10) == 11
+    assert [f.note() for f in hooks.failures] == [
+        "plugin 'p1' raised in agentassay_first: ValueError: bad first; it was disabled for the rest of the run "
+        "and every trial measured is kept"
+    ]
+    # Chained: each gets what the previous returned (None keeps it); the disabled plugin is skipped.
+    notes: list[str] = []
+    assert hooks.chain("agentassay_decide_files", "decision", "d", plan=None, candidate=None, notes=notes) == "d+1"
+    assert notes == ["d"]
+    notes = []
+    hooks = _hooks(Plain(1), Plain(None), Plain(2))
+    assert hooks.chain("agentassay_decide_files", "decision", "d", plan=None, candidate=None, notes=notes) == "d+2+1"
+    assert notes == ["d", "d+2", "d+2"]
+
+
+def test_propagate_lets_input_errors_through_the_guard() -> None:
+    from agentassay.spec import SpecError
+
+    class Bad:
+        @hookimpl
+        def agentassay_first(self, x: int) -> int:
+            raise SpecError("bad input")
+
+    hooks = _hooks(Bad())
+    with pytest.raises(SpecError):
+        hooks.call("agentassay_first", x=1, propagate=(SpecError,))
+    assert hooks.failures == []
+    assert hooks.call("agentassay_first", x=1) is None and hooks.failures[0].plugin == "p0"
+
+
+def test_the_stash_is_keyed_by_the_key_object() -> None:
+    stash, a, b = Stash(), StashKey[int](), StashKey[str]()
+    stash[a] = 1
+    assert stash[a] == 1 and a in stash and b not in stash and stash.get(b, "none") == "none"
+    assert stash.setdefault(b, "x") == "x" and stash.setdefault(b, "y") == "x" and len(stash) == 2
+    del stash[a]
+    with pytest.raises(KeyError):
+        stash[a]

@@ -5,7 +5,8 @@ A plugin is a module (or object) with functions named after the hooks in
 entry-point group, ``-p MODULE`` on the command line, or ``AGENTASSAY_PLUGINS``. The built-in
 features — the trace store writer, the budget cap, shards, warm starts, fingerprints, the proxy
 model, coverage — are plugins of this package, each imported only when a run needs it.
-docs/architecture.md lists the hooks, their order, and which plugin implements which.
+docs/architecture.md lists the hooks, their order, and which plugin implements which; a plugin keeps
+its own state for a run under a :class:`StashKey` in ``run.stash``.
 """
 
 from ._hookspecs import hookimpl, hookspec
@@ -19,6 +20,7 @@ from ._manager import (
     builtin_names,
     default_plugins,
 )
+from ._stash import Stash, StashKey
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -27,6 +29,8 @@ __all__ = [
     "PluginError",
     "PluginFailure",
     "Plugins",
+    "Stash",
+    "StashKey",
     "builtin_names",
     "default_plugins",
     "hookimpl",

@@ -2,11 +2,18 @@
 
 A plugin is a module or object with functions named after these specifications and marked with
 :data:`agentassay.plugins.hookimpl`; it may take any subset of a hook's arguments, as in pytest.
-Every hook of a run is called once per plugin, in registration order reversed (``tryfirst`` /
-``trylast`` move an implementation), and each implementation is isolated: one that raises is
-named in a note and disabled for the rest of the run, and the trials measured so far are kept.
+Every hook of a run is called once per plugin by pluggy, in registration order reversed (``tryfirst`` /
+``trylast`` move an implementation; ``@hookimpl(wrapper=True)`` wraps the others, as in pytest), and each
+implementation is isolated: one that raises (a hook wrapper too) is named in a note and disabled for the
+rest of the run, and the trials measured so far are kept.
 Only input errors (``SpecError``, ``ManifestError``, ``ResultsError``) raised before the first
 trial stop the run, with exit code 3, as a bad suite does.
+
+A hook that changes the run says so in what it returns (``configure``: the scenarios; ``prepare``: a
+:class:`agentassay.runner.Prepared`), which the runner applies after every implementation has run; what a
+plugin keeps for itself goes in ``run.stash`` under a :class:`agentassay.plugins.StashKey` of its own.
+Payloads a plugin only reads are frozen (``TrialOutcome``, ``Trace``, ``Phase``, ``Results``, ``ReportContext``,
+the evidence hook's ``Candidate``).
 
 ``run`` is the :class:`agentassay.runner.Run` of this invocation, ``plan`` the
 :class:`agentassay.gate.GatePlan` of its tests; report hooks see only a results file, so every
@@ -24,7 +31,8 @@ if TYPE_CHECKING:
     from ..gate import Candidate, Evidence, GatePlan, SuiteDecision
     from ..reports import ReportContext, ScenarioPart, Section
     from ..results import Results, TrialOutcome
-    from ..runner import Phase, Run, ScenarioState
+    from ..runner import Phase, Prepared, Run, ScenarioState
+    from ..spec import Scenario
     from ..traces import Trace
 
 PROJECT = "agentassay"
@@ -44,10 +52,11 @@ def agentassay_suite_keys() -> Iterable[tuple[str, str]]:
 
 
 @hookspec
-def agentassay_configure(run: Run) -> None:
+def agentassay_configure(run: Run) -> Sequence[Scenario] | None:
     """The suite is read, no agent is loaded yet: validate this plugin's keys and the run's options
-    (raise ``SpecError`` naming the key), and settle which scenarios this process runs
-    (``run.scenarios``; the shards plugin narrows it)."""
+    (raise ``SpecError`` naming the key). Return the scenarios this process runs to narrow ``run.scenarios``
+    (the shards plugin's slice; None: all): the runner keeps those every returned sequence holds, in suite
+    order, after the last implementation."""
 
 
 @hookspec
@@ -61,9 +70,12 @@ def agentassay_plan(plan: GatePlan) -> None:
 
 
 @hookspec
-def agentassay_prepare(run: Run) -> None:
+def agentassay_prepare(run: Run) -> Prepared | None:
     """The agent is loaded, no trial has run: plans that need it (a proxy allocation, a manifest,
-    a probe installed on the adapter, warm-start priors in ``run.priors``)."""
+    a probe installed on the adapter, warm-start priors in ``run.priors``). Return a
+    :class:`~agentassay.runner.Prepared` to change what the target's trials run with (``target_settings``:
+    the proxy's allocation) or their seed stream (``seed_role``: a pooled recording's); the runner applies
+    it after the last implementation (two plugins changing one field: the first wins, and a note says so)."""
 
 
 @hookspec
@@ -96,9 +108,10 @@ def agentassay_results_sections(run: Run) -> Mapping[str, Any] | None:
 
 
 @hookspec
-def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> Sequence[Evidence] | None:
+def agentassay_scenario_evidence(plan: GatePlan, candidate: Candidate) -> Sequence[Evidence] | None:
     """Evidence for the gate beyond each scenario's pass-rate test, from ``candidate.trials``
-    (``{scenario: trial outcomes}``) and ``candidate.sections`` (the results sections). Called by
+    (``{scenario: trial outcomes}``) and ``candidate.sections`` (the results sections, read-only in a run;
+    the candidate is frozen). Called by
     ``check`` and again by ``compare`` / ``merge`` from the files. The gate alone turns evidence
     into verdicts, with multiplicity across all scenarios and evidence kinds."""
 

@@ -6,15 +6,17 @@ plugins come, as in pytest, from the ``agentassay`` entry-point group of install
 from ``-p MODULE`` on the command line and from ``AGENTASSAY_PLUGINS`` (comma-separated modules);
 ``-p no:NAME`` blocks one, built-ins included.
 
-Every call is isolated per implementation (:meth:`Hooks.call`): an implementation that raises is
-recorded as a :class:`PluginFailure`, disabled for the rest of the run, and named in the results'
-notes; the run goes on with every trial it measured. Input errors raised before the first trial
+Hooks are called by pluggy's own loop (ordering, ``tryfirst`` / ``trylast``, ``wrapper=True`` hook
+wrappers, ``firstresult``), and each implementation is isolated by a guard around it (:class:`Hooks`):
+one that raises is recorded as a :class:`PluginFailure`, disabled for the rest of the run, and named
+in the results' notes; the run goes on with every trial it measured. Input errors raised before the first trial
 (``propagate``) still stop the run with exit code 3, as a bad suite does.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,13 +65,33 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+class _Context(threading.local):
+    """What the current call in this thread lets through (``propagate``) and the value being chained."""
+
+    propagate: tuple[type[BaseException], ...] = ()
+    chain: list[Any] | None = None  # [value]: agentassay_decide / agentassay_decide_files
+
+
+# Hooks whose implementations are chained: each gets, as this argument, the value the previous one returned.
+CHAINED = {"agentassay_decide": "decision", "agentassay_decide_files": "decision"}
+
+
 class Hooks:
-    """The plugins of one run or report: a pluggy manager whose calls isolate each implementation."""
+    """The plugins of one run or report: a pluggy manager whose implementations are each guarded.
+
+    pluggy's own call loop calls them (order, ``tryfirst`` / ``trylast``, ``wrapper=True`` hook wrappers,
+    ``firstresult``); the guard around each implementation is the isolation: one that raises is recorded
+    as a :class:`PluginFailure`, its plugin is disabled for the rest of the run, and it returns None.
+    """
 
     def __init__(self, manager: pluggy.PluginManager) -> None:
         self.manager = manager
         self.failures: list[PluginFailure] = []
         self._disabled: set[str] = set()
+        self._context = _Context()
+        for caller in manager.hook.__dict__.values():
+            for impl in getattr(caller, "get_hookimpls", list)():
+                self._guard(caller.name, impl)
 
     @property
     def names(self) -> list[str]:
@@ -81,36 +103,121 @@ class Hooks:
         return [i for i in reversed(caller.get_hookimpls()) if i.plugin_name not in self._disabled]
 
     def call(self, hook: str, *, propagate: tuple[type[BaseException], ...] = (), **kwargs: Any) -> list[Any]:
-        """Each implementation in call order; the non-None results. One that raises (other than a
-        ``propagate`` type) is recorded, disabled, and skipped."""
-        out = []
-        for impl in self._impls(hook):
-            try:
-                result = impl.function(*[kwargs[a] for a in impl.argnames])
-            except propagate:
-                raise
-            except Exception as exc:
-                self.fail(impl.plugin_name, hook, exc)
-                continue
-            if result is not None:
-                out.append(result)
-        return out
+        """Every implementation through pluggy, in its order; the non-None results. One that raises (other
+        than a ``propagate`` type) is recorded, disabled, and returns None."""
+        ctx = self._context
+        saved = ctx.propagate
+        if not propagate and not saved:  # the per-trial hooks: nothing to set or restore
+            return getattr(self.manager.hook, hook)(**kwargs)  # type: ignore[no-any-return]
+        ctx.propagate = propagate
+        try:
+            return getattr(self.manager.hook, hook)(**kwargs)  # type: ignore[no-any-return]
+        finally:
+            ctx.propagate = saved
 
     def chain(self, hook: str, key: str, value: Any, **kwargs: Any) -> Any:
-        """Each implementation gets the value the previous one returned (None: unchanged)."""
-        for impl in self._impls(hook):
-            try:
-                result = impl.function(*[value if a == key else kwargs[a] for a in impl.argnames])
-            except Exception as exc:
-                self.fail(impl.plugin_name, hook, exc)
-                continue
-            if result is not None:
-                value = result
-        return value
+        """Each implementation gets the value the previous one returned (None: unchanged) as ``key``."""
+        assert CHAINED.get(hook) == key, f"{hook} is not chained on {key!r}"
+        ctx = self._context
+        saved, ctx.chain = ctx.chain, [value]
+        held = ctx.chain
+        try:
+            self.call(hook, **{key: value}, **kwargs)
+        finally:
+            ctx.chain = saved
+        return held[0]
 
     def fail(self, plugin: str, hook: str, exc: BaseException) -> None:
         self._disabled.add(plugin)
         self.failures.append(PluginFailure(plugin, hook, _describe(exc)))
+
+    def _guard(self, hook: str, impl: Any) -> None:
+        """Replace ``impl.function`` with its isolated form (pluggy reads the arguments from the original)."""
+        fn, plugin, ctx, disabled = impl.function, impl.plugin_name, self._context, self._disabled
+        chained = impl.argnames.index(CHAINED[hook]) if CHAINED.get(hook) in impl.argnames else None
+
+        if impl.wrapper:
+            guarded = self._guard_wrapper(hook, fn, plugin)
+        elif chained is None:
+
+            def guarded(*args: Any, **kw: Any) -> Any:
+                if plugin in disabled:
+                    return None
+                try:
+                    return fn(*args, **kw)
+                except ctx.propagate:
+                    raise
+                except Exception as exc:
+                    self.fail(plugin, hook, exc)
+                    return None
+
+        else:
+
+            def guarded(*args: Any, **kw: Any) -> Any:
+                if plugin in disabled:
+                    return None
+                held = ctx.chain
+                if held is not None:
+                    args = (*args[:chained], held[0], *args[chained + 1 :])
+                try:
+                    result = fn(*args, **kw)
+                except ctx.propagate:
+                    raise
+                except Exception as exc:
+                    self.fail(plugin, hook, exc)
+                    return None
+                if held is not None and result is not None:
+                    held[0] = result
+                return result
+
+        guarded.__wrapped__ = fn  # type: ignore[attr-defined]
+        impl.function = guarded
+
+    def _guard_wrapper(self, hook: str, fn: Any, plugin: str) -> Any:
+        """A ``wrapper=True`` implementation, isolated: if it raises (before or after its ``yield``), it is
+        recorded and disabled, and the hook's own result or exception goes on as if it were not there."""
+        ctx, disabled = self._context, self._disabled
+
+        def guarded(*args: Any, **kw: Any) -> Any:
+            if plugin in disabled:
+                return (yield)
+            try:
+                gen = fn(*args, **kw)
+                next(gen)
+            except ctx.propagate:
+                raise
+            except Exception as exc:
+                self.fail(plugin, hook, exc if not isinstance(exc, StopIteration) else RuntimeError("did not yield"))
+                return (yield)
+            try:
+                result = yield
+            except BaseException as exc:  # an inner implementation's error (a ``propagate`` one): the wrapper's to see
+                try:
+                    gen.throw(exc)
+                except StopIteration as stop:
+                    return stop.value
+                except BaseException as err:
+                    if err is exc or isinstance(err, ctx.propagate) or not isinstance(err, Exception):
+                        raise
+                    self.fail(plugin, hook, err)
+                    raise exc from None
+                gen.close()
+                self.fail(plugin, hook, RuntimeError("has a second yield"))
+                raise
+            try:
+                gen.send(result)
+            except StopIteration as stop:
+                return stop.value
+            except ctx.propagate:
+                raise
+            except Exception as exc:
+                self.fail(plugin, hook, exc)
+                return result
+            gen.close()
+            self.fail(plugin, hook, RuntimeError("has a second yield"))
+            return result
+
+        return guarded
 
 
 def _builtin(module: str) -> Any:
@@ -191,7 +298,7 @@ class Plugins:
         hooks = self.hooks(())
         out: dict[str, dict[str, str]] = {w: {} for w in WHERE}
         for impl in hooks._impls("agentassay_suite_keys"):
-            for where, key in impl.function() or ():
+            for where, key in impl.function.__wrapped__() or ():
                 if where not in WHERE:
                     raise PluginError(
                         f"plugin {impl.plugin_name!r}: agentassay_suite_keys gave {(where, key)!r}; "
@@ -258,10 +365,10 @@ def _register(pm: pluggy.PluginManager, plugin: Any, name: str) -> None:
         raise PluginError(f"plugin {name!r}: {exc}") from exc
     for impls in pm.hook.__dict__.values():
         for impl in getattr(impls, "get_hookimpls", list)():
-            if impl.plugin_name == name and (impl.hookwrapper or impl.wrapper):
+            if impl.plugin_name == name and impl.hookwrapper:
                 raise PluginError(
-                    f"plugin {name!r}: {impl.function.__name__} is a hook wrapper; agentassay calls each "
-                    "implementation on its own (isolated), so use a plain hookimpl (tryfirst / trylast to order it)"
+                    f"plugin {name!r}: {impl.function.__name__} is an old-style hook wrapper (hookwrapper=True); "
+                    "use a new-style one, @hookimpl(wrapper=True), whose failures agentassay can isolate"
                 )
 
 

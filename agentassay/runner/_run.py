@@ -23,9 +23,9 @@ from .. import __version__
 from ..evaluators import Evaluator
 from ..gate import BaselineCounts, GatePlan, SuiteDecision, fixed_n_equivalent, monitor_for
 from ..integrations.adapters import AgentAdapter, load_adapter
-from ..plugins import hookimpl
+from ..plugins import Stash, hookimpl
 from ..results import Results, ScenarioResult, TrialOutcome
-from ..spec import ModelConfig, Scenario, Suite
+from ..spec import ModelConfig, Scenario, Settings, Suite
 from ..traces import Trace, TraceStore
 from ._engine import Engine, EngineOutcome, ScenarioState, run_engine
 from ._progress import Progress
@@ -118,6 +118,15 @@ class Phase:
     adapter: AgentAdapter
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What an ``agentassay_prepare`` implementation changes in the run, returned rather than assigned: the
+    runner applies every implementation's after the last one, so no prepare sees another's half-made change."""
+
+    target_settings: Settings | None = None  # what the target's trials run with (a proxy allocation: fewer)
+    seed_role: str | None = None  # the target's seed stream (a pooled recording's ``run~g``)
+
+
 class Run:
     """What every hook of a run sees. Plugins read it and add to it (notes, sections, holds)."""
 
@@ -152,7 +161,8 @@ class Run:
         self.run_id = uuid.uuid4().hex[:16]
         self.version = agent_version(suite, options.entry, options.version)
         self.sections: dict[str, Any] = {}  # results-file sections, by key
-        self.scratch: dict[str, Any] = {}  # a plugin's own state for this run, by plugin name
+        # A plugin's own state for this run, under a module-level StashKey of its own type (docs/plugins.md).
+        self.stash = Stash()
         self.notes: list[str] = []
         self.boundary: dict[str, int] = {}  # trials whose text was repaired / redacted (agentassay/boundary.py)
         self.interrupted: str | None = None  # "SIGINT" / "SIGTERM"
@@ -334,7 +344,30 @@ class Run:
         )
         self.interrupted, self.aborted = out.interrupted, out.aborted
 
-    def absorb(self, outcome: EngineOutcome, what: str) -> None:
+    def narrow(self, found: Sequence[Any]) -> None:
+        """``agentassay_configure``'s results: this process runs the scenarios every returned list keeps
+        (the shards plugin's slice), in suite order."""
+        for kept in found:
+            names = {s.name for s in kept}
+            self.scenarios = tuple(s for s in self.scenarios if s.name in names)
+
+    def prepared(self, found: Sequence[Any]) -> None:
+        """``agentassay_prepare``'s :class:`Prepared` changes; two plugins changing the same field: the first wins."""
+        changed: set[str] = set()
+        for change in found:
+            if not isinstance(change, Prepared):
+                continue
+            for key in ("target_settings", "seed_role"):
+                value = getattr(change, key)
+                if value is None:
+                    continue
+                if key in changed:
+                    self.note(f"two plugins changed the run's {key} in agentassay_prepare; the first was kept")
+                    continue
+                changed.add(key)
+                setattr(self, key, value)
+
+    def absorb(self, outcome: Any, what: str) -> None:
         """A later phase's interruption or abort is the run's (``what`` says which phase failed)."""
         self.interrupted = self.interrupted or outcome.interrupted
         self.aborted = self.aborted or (outcome.aborted and f"{what}: {outcome.aborted}")

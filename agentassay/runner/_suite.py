@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .._errors import AgentAssayError, ExitCode
 from ..evaluators import build_evaluator
-from ..gate import decide
+from ..gate import Candidate, decide
 from ..integrations.adapters import AgentAdapter
 from ..results import Results, TrialOutcome
 from ..spec import Suite
@@ -96,18 +97,20 @@ def run_suite(
         hooks = hooks_for(options, suite, plugins, extra)
         run = Run(suite, options, hooks, latch)
         before = _input_errors()
-        hooks.call("agentassay_configure", run=run, propagate=before)
+        run.narrow(hooks.call("agentassay_configure", run=run, propagate=before))
         run.evaluators = {s.name: build_evaluator(s, file=suite.path, search=run.search) for s in run.scenarios}
         run.adapter = adapter or run.load_adapter(suite.model)
         run.loaded = adapter is None
         hooks.call("agentassay_plan", plan=run.plan, propagate=before)
-        hooks.call("agentassay_prepare", run=run, propagate=before)
+        run.prepared(hooks.call("agentassay_prepare", run=run, propagate=before))
         run.start()
         run.run_target()
         run.after_trials(hooks)
         run.add_sections(hooks.call("agentassay_results_sections", run=run))
         verdicts = {name: st.monitor.finish() for name, st in run.states.items()}
-        found = hooks.call("agentassay_scenario_evidence", plan=run.plan, candidate=run)
+        # What evidence reads, frozen: the trials and a read-only view of the sections (as compare gives it).
+        candidate = Candidate(run.trials, MappingProxyType(run.sections))
+        found = hooks.call("agentassay_scenario_evidence", plan=run.plan, candidate=candidate)
         evidence = [e for each in found for e in each]
         final, decision = decide(verdicts, suite.settings, evidence=evidence)
         decision = run.failures_gate(hooks.chain("agentassay_decide", "decision", decision, run=run))

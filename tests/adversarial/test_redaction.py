@@ -282,6 +282,7 @@ def test_an_otlp_file_with_a_lone_surrogate_escape_is_analysed(tmp_path: Path) -
 
 def test_the_store_skips_a_record_it_cannot_write_and_says_so() -> None:
     from agentassay.features.store import _plugin as plugin
+    from agentassay.plugins import Stash
 
     class Broken:
         path = Path("t.db")
@@ -290,7 +291,7 @@ def test_the_store_skips_a_record_it_cannot_write_and_says_so() -> None:
             raise sqlite3.OperationalError("database or disk is full")
 
     notes: list[str] = []
-    run = SimpleNamespace(options=SimpleNamespace(store=Broken()), scratch={}, run_id="r",
+    run = SimpleNamespace(options=SimpleNamespace(store=Broken()), stash=Stash(), run_id="r",
                           suite=SimpleNamespace(name="s"), note=notes.append)
     state = SimpleNamespace(scenario=SimpleNamespace(name="sc", input="i"))
     for i in range(3):  # never raises (so the plugin manager never disables the store), counts each skip

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...plugins._hookspecs import hookimpl
+from ...plugins._stash import StashKey
 from ._settings import BudgetSettings
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from ...runner import Run
 
 NAME = "budget"
+SPENT = StashKey[float]()  # USD of the run's finished trials, every phase
 
 
 @hookimpl
@@ -24,7 +26,7 @@ def agentassay_trial_finished(run: Run, outcome: TrialOutcome) -> None:
     budget = run.settings.of(BudgetSettings).usd
     if budget is None:
         return
-    spent = run.scratch[NAME] = run.scratch.get(NAME, 0.0) + (outcome.usd or 0.0)
+    spent = run.stash[SPENT] = run.stash.get(SPENT, 0.0) + (outcome.usd or 0.0)
     if spent >= budget:
         run.hold(f"the budget: ${spent:.4f} of ${budget:g} spent")
 
@@ -32,7 +34,7 @@ def agentassay_trial_finished(run: Run, outcome: TrialOutcome) -> None:
 @hookimpl
 def agentassay_after_trials(run: Run) -> None:
     budget = run.settings.of(BudgetSettings).usd
-    spent = run.scratch.get(NAME, 0.0)
+    spent = run.stash.get(SPENT, 0.0)
     if budget is None or spent < budget or not any(st.wants_more(run.full) for st in run.states.values()):
         return
     run.note(

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
+from ...plugins._stash import StashKey
 from ...spec import Settings, SpecError
 from . import (
     ROOTS,
@@ -64,6 +65,9 @@ class _State:
     # (scenario, trial index) -> each contract's violation (or None), computed in the trial's check thread under
     # its time limit (agentassay_trial_checks) and tallied when the trial is recorded (agentassay_trial_finished).
     checked: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
+
+
+STATE = StashKey[_State]()  # this plugin's state for one run
 
 
 # -- statistics of a section (also what compare re-derives) -------------------------------------------
@@ -148,7 +152,7 @@ def words(entry: Mapping[str, Any]) -> str:
 @hookimpl
 def agentassay_configure(run: Run) -> None:
     contracts = suite_contracts(run.suite, search=run.search)
-    run.scratch[NAME] = _State(
+    run.stash[STATE] = _State(
         contracts, {name: {c.name: Tally() for c in cs} for name, cs in contracts.items() if cs}
     )
     if run.baseline is None:  # recording: the plan hook cannot see the suite, so reserve the share here
@@ -175,7 +179,7 @@ def agentassay_plan(plan: GatePlan) -> None:
 @hookimpl
 def agentassay_prepare(run: Run) -> None:
     """Tool and agent names against the loaded agent: a misspelt one would make a contract that never applies."""
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is None or run.adapter is None:
         return
     try:
@@ -217,7 +221,7 @@ def _unknown(c: Contract, what: str, name: str, have: set[str]) -> SpecError:
 @hookimpl
 def agentassay_trial_checks(run: Run, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:
     """Evaluate the scenario's contracts on this trace, in the trial's check thread and under its time limit."""
-    mine: _State | None = run.scratch.get(NAME)
+    mine: _State | None = run.stash.get(STATE, None)
     if mine is None or phase.name != "target" or not counted(trace, run.suite):
         return
     name = state.scenario.name
@@ -229,7 +233,7 @@ def agentassay_trial_checks(run: Run, phase: Phase, state: ScenarioState, index:
 def agentassay_trial_finished(
     run: Run, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace
 ) -> None:
-    mine: _State | None = run.scratch.get(NAME)
+    mine: _State | None = run.stash.get(STATE, None)
     if mine is None or phase.name != "target" or not counted(trace, run.suite):
         return
     name = state.scenario.name
@@ -250,7 +254,7 @@ def agentassay_trial_finished(
 
 @hookimpl
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is None:
         return None
     base = run.baseline.sections.get(KIND) if run.baseline is not None else None

@@ -29,6 +29,7 @@ from ...gate import SuiteDecision
 from ...integrations.adapters import AgentAdapter
 from ...integrations.adapters._resolve import is_sdk_agent
 from ...plugins._hookspecs import hookimpl
+from ...plugins._stash import StashKey
 from ...spec import Suite
 from ...traces import Trace
 from ._gate import coverage_gate
@@ -288,25 +289,28 @@ class _State:
     overall: float | None = None
 
 
+STATE = StashKey[_State]()  # this plugin's state for one run
+
+
 @hookimpl
 def agentassay_prepare(run: Run) -> None:
     assert run.adapter is not None
     covering = prepare_coverage(run.suite, run.adapter, run.options.entry)
     if covering is not None:
         covering.start(run.adapter)
-        run.scratch[NAME] = _State(covering)
+        run.stash[STATE] = _State(covering)
 
 
 @hookimpl
 def agentassay_trial_finished(run: Run, phase: Phase, trace: Trace) -> None:
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is not None and phase.name == "target":  # the proxy's traces are another model's
         state.covering.add(trace)
 
 
 @hookimpl
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is None:
         return None
     assert run.adapter is not None
@@ -323,7 +327,7 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
 
 @hookimpl
 def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None:
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is None or "coverage" not in run.sections:
         return None
     decision, note = coverage_gate(decision, state.overall, run.settings.of(CoverageConfig).min)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
+from ...plugins._stash import StashKey
 
 if TYPE_CHECKING:
     from ...reports import ReportContext, Section
@@ -40,6 +41,9 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+STATE = StashKey[_State]()  # this plugin's state for one run
+
+
 @hookimpl
 def agentassay_configure(run: Run) -> None:
     from . import judge_configs, parse_judge
@@ -47,14 +51,14 @@ def agentassay_configure(run: Run) -> None:
     configs = judge_configs(run.suite, run.search)
     top = run.suite.extensions.get("judge")
     default = parse_judge(top) if top is not None else None
-    run.scratch[NAME] = _State(configs, default)
+    run.stash[STATE] = _State(configs, default)
 
 
 @hookimpl
 def agentassay_prepare(run: Run) -> None:
     from . import Judge, JudgedEvaluator, MemoryCache, StoreCache
 
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is None:
         return
     store = run.options.store
@@ -132,7 +136,7 @@ def _scenario_info(
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
     from . import JudgeStats
 
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is None or not state.grades:
         return None
     priced = bool(run.settings.prices)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
+from ...plugins._stash import StashKey
 from ._stats import CI_METHOD, CONFIDENCE, KIND, SHARE, assess, by_name, scenario_test
 
 if TYPE_CHECKING:
@@ -59,6 +60,9 @@ class _State:
     planned: dict[tuple[str, str], int] = field(default_factory=dict)  # k per (scenario, relation)
 
 
+STATE = StashKey[_State]()  # this plugin's state for one run
+
+
 # -- the hooks of a run --------------------------------------------------------------------------------
 
 
@@ -69,7 +73,7 @@ def agentassay_configure(run: Run) -> None:
     relations = suite_relations(run.suite, search=run.search)
     configured = config_trials(run.suite)
     trials = configured if configured is not None else DEFAULT_TRIALS
-    run.scratch[NAME] = _State(relations, trials)
+    run.stash[STATE] = _State(relations, trials)
     for name in relations:  # the first k source trials run whatever the sequential test decides
         run.plan.require(name, KIND, trials)
 
@@ -88,7 +92,7 @@ def agentassay_plan(plan: GatePlan) -> None:
 def agentassay_trial_finished(
     run: Run, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace
 ) -> None:
-    mine: _State | None = run.scratch.get(NAME)
+    mine: _State | None = run.stash.get(STATE, None)
     name = state.scenario.name
     if mine is None or name not in mine.relations:
         return
@@ -123,7 +127,7 @@ def _pairs(run: Run, mine: _State, relation: Relation) -> int:
 
 @hookimpl
 def agentassay_after_trials(run: Run) -> None:
-    mine: _State | None = run.scratch.get(NAME)
+    mine: _State | None = run.stash.get(STATE, None)
     if mine is None or run.aborted or run.interrupted or run.adapter is None:
         return
     from ...gate import ThresholdFixed
@@ -209,7 +213,7 @@ def record(relation: Relation, mine: _State, timeout: float | None = None) -> di
 
 @hookimpl
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
-    mine: _State | None = run.scratch.get(NAME)
+    mine: _State | None = run.stash.get(STATE, None)
     if mine is None or not mine.planned:
         return None
     checking = run.baseline is not None

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
+from ...plugins._stash import StashKey
 
 if TYPE_CHECKING:
     from ...results import Results, TrialOutcome
-    from ...runner import Run
+    from ...runner import Prepared, Run
 
 NAME = SECTION = "pool"
 
@@ -37,6 +38,9 @@ class _State:
     reasons: list[str] = field(default_factory=list)  # why nothing is pooled (empty: pooled)
     differs: list[str] = field(default_factory=list)  # the identity fields that differ
     generation: int = 0  # this recording's seed stream: run~generation (0: plain run)
+
+
+STATE = StashKey[_State]()  # this plugin's state for one run
 
 
 def _recorded_at(r: Results) -> str:
@@ -101,16 +105,20 @@ def agentassay_configure(run: Run) -> None:
 
 
 @hookimpl
-def agentassay_prepare(run: Run) -> None:
+def agentassay_prepare(run: Run) -> Prepared | None:
+    """Compare identities; a pooled recording draws its seeds from the next stream (returned: ``seed_role``)."""
+    from ...runner import Prepared
+
     prev = run.options.pool
     if prev is None:
-        return
+        return None
     state = _State(prev, run.options.pool_from or "the previous results file")
     state.reasons, state.differs = _refusals(prev, run.identity)
-    if not state.reasons:
-        state.generation = _generation(prev) + 1
-        run.seed_role = f"{run.role}~{state.generation}"
-    run.scratch[NAME] = state
+    run.stash[STATE] = state
+    if state.reasons:
+        return None
+    state.generation = _generation(prev) + 1
+    return Prepared(seed_role=f"{run.role}~{state.generation}")
 
 
 def _origins(prev: Results, name: str) -> list[tuple[int, int, dict[str, Any]]]:
@@ -150,7 +158,7 @@ def _blocks(carried: list[tuple[TrialOutcome, dict[str, Any]]]) -> list[dict[str
 
 @hookimpl
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is None:
         return None
     prev = state.previous

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ...gate import GatePlan, ThresholdFixed
 from ...integrations.adapters import AgentAdapter
 from ...plugins._hookspecs import hookimpl
+from ...plugins._stash import StashKey
 from ...results import Results, ResultsError, TrialOutcome
 from ...spec import Settings, SpecError, Suite
 from ...stats import ProxyAllocation, fidelity_correlation
@@ -37,7 +38,7 @@ from ._settings import ProxySettings
 
 if TYPE_CHECKING:
     from ...reports import ReportContext, Section
-    from ...runner import EngineOutcome, Run
+    from ...runner import EngineOutcome, Prepared, Run
 
 NAME = "proxy"
 
@@ -233,39 +234,45 @@ class _State:
     result: ProxyRun | None = None
 
 
+STATE = StashKey[_State]()  # this plugin's state for one run
+
+
 @hookimpl
-def agentassay_prepare(run: Run) -> None:
+def agentassay_prepare(run: Run) -> Prepared | None:
+    """The proxy's adapter and, in a check, its allocation: the target then runs only its share (returned)."""
+    from ...runner import Prepared
+
     settings = run.settings
     proxy = settings.of(ProxySettings)
     if proxy.model is None:
-        return
+        return None
     assert run.adapter is not None
     check_adapter(run.suite, run.adapter)
-    state = run.scratch[NAME] = _State(run.load_adapter(proxy.model, "config.proxy.model"))
+    state = run.stash[STATE] = _State(run.load_adapter(proxy.model, "config.proxy.model"))
     if run.baseline is not None:
         state.allocation, notes = plan_from_baseline(run.baseline, settings)
         for note in notes:
             run.note(note)
         if state.allocation is not None:
             # With a proxy allocation the target runs only its share; the proxy's trials make up the rest.
-            run.target_settings = replace(settings, trials=state.allocation.n_target, max_trials=None)
+            return Prepared(target_settings=replace(settings, trials=state.allocation.n_target, max_trials=None))
+    return None
 
 
 @hookimpl
 def agentassay_after_trials(run: Run) -> None:
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is None or run.aborted or run.interrupted:
         return
     if run.baseline is not None and state.allocation is None:  # check without a usable plan: target alone
         return
     state.result = proxy = run_proxy(run, state.adapter, run.trials, allocation=state.allocation)
-    run.interrupted = run.interrupted or proxy.interrupted
-    run.aborted = run.aborted or (proxy.aborted and f"proxy model: {proxy.aborted}")
+    run.absorb(proxy, "proxy model")
 
 
 @hookimpl
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
-    state: _State | None = run.scratch.get(NAME)
+    state: _State | None = run.stash.get(STATE, None)
     if state is None or state.result is None:
         return None
     return {"proxy": state.result.info}

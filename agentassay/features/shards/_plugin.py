@@ -13,16 +13,18 @@ from ...plugins._hookspecs import hookimpl
 
 if TYPE_CHECKING:
     from ...runner import Run
+    from ...spec import Scenario
 
 
 @hookimpl
-def agentassay_configure(run: Run) -> None:
+def agentassay_configure(run: Run) -> tuple[Scenario, ...] | None:
+    """This shard's scenarios (the runner narrows ``run.scenarios`` to them)."""
     from ...spec import SpecError
     from ._merge import shard_slice
 
     shard = run.options.extra.get("shard")
     if shard is None:
-        return
+        return None
     index, count = shard
     suite = run.suite
     file = str(suite.path) if suite.path else None
@@ -42,7 +44,7 @@ def agentassay_configure(run: Run) -> None:
             file=file,
             key="config.proxy",
         )
-    run.scenarios = tuple(shard_slice(suite.scenarios, index, count))
+    return tuple(shard_slice(suite.scenarios, index, count))
 
 
 @hookimpl

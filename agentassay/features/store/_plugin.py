@@ -12,9 +12,11 @@ the run, and it never costs the verdict: the store is an archive, not evidence (
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...plugins._hookspecs import hookimpl
+from ...plugins._stash import StashKey
 
 if TYPE_CHECKING:
     from ...results import TrialOutcome
@@ -22,6 +24,17 @@ if TYPE_CHECKING:
     from ...traces import Trace
 
 NAME = "store"
+
+
+@dataclass
+class _Skipped:
+    """Trial records the store could not write: how many, and the first's reason."""
+
+    count: int = 0
+    first: str | None = None
+
+
+SKIPPED = StashKey[_Skipped]()
 
 
 @hookimpl
@@ -42,19 +55,19 @@ def agentassay_trial_finished(run: Run, phase: Phase, state: ScenarioState, outc
             fingerprint=outcome.fingerprint,
         )
     except (sqlite3.Error, UnicodeError, ValueError, TypeError, OverflowError, RecursionError) as exc:
-        skipped = run.scratch.setdefault(NAME, {"skipped": 0, "first": None})
-        skipped["skipped"] += 1
-        skipped["first"] = skipped["first"] or f"{state.scenario.name} trial {outcome.index}: {type(exc).__name__}: {exc}"
+        skipped = run.stash.setdefault(SKIPPED, _Skipped())
+        skipped.count += 1
+        skipped.first = skipped.first or f"{state.scenario.name} trial {outcome.index}: {type(exc).__name__}: {exc}"
 
 
 @hookimpl
 def agentassay_after_trials(run: Run) -> None:
-    skipped = run.scratch.get(NAME)
-    if not skipped:
+    skipped = run.stash.get(SKIPPED, None)
+    if skipped is None:
         return
     store = run.options.store
     where = f" {store.path}" if store is not None else ""
     run.note(
-        f"the trace store{where} skipped {skipped['skipped']} trial record(s) it could not write (first: "
-        f"{str(skipped['first'])[:300]}); every other trial is stored and the verdict does not depend on it"
+        f"the trace store{where} skipped {skipped.count} trial record(s) it could not write (first: "
+        f"{str(skipped.first)[:300]}); every other trial is stored and the verdict does not depend on it"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -47,9 +48,9 @@ def test_a_behaviour_shift_fails_a_scenario_whose_pass_rate_passed() -> None:
     )
     assert final["a"].verdict is Verdict.FAIL and final["a"].rate_verdict is Verdict.PASS
     assert "calls to lookup per run" in final["a"].explanation
-    assert final["a"].fingerprint["correction"] == "holm"
-    assert final["a"].fingerprint["adjusted_p"] >= shifted.p_value
-    assert final["b"].verdict is Verdict.PASS and final["b"].fingerprint["verdict"] == "pass"
+    assert final["a"].data["fingerprint"]["correction"] == "holm"
+    assert final["a"].data["fingerprint"]["adjusted_p"] >= shifted.p_value
+    assert final["b"].verdict is Verdict.PASS and final["b"].data["fingerprint"]["verdict"] == "pass"
     assert decision.decision.value == "block"
     assert ScenarioVerdict.from_dict(final["a"].to_dict()) == final["a"]
 
@@ -76,11 +77,13 @@ def test_the_plan_comes_from_the_adaptive_budget_or_the_suite() -> None:
 
 def test_fingerprints_travel_with_the_results_and_the_store(tmp_path: Path) -> None:
     fp = fingerprint_of(_trace(2, 5))
-    t = TrialOutcome(index=0, passed=True, seed=1, fingerprint=fp)
-    assert TrialOutcome.from_dict(t.to_dict()).fingerprint == fp  # full precision, no rounding
+    t = TrialOutcome(index=0, passed=True, seed=1, data={"fingerprint": fp})
+    assert t.to_dict()["fingerprint"] == fp  # written flat, where the file always had it
+    assert TrialOutcome.from_dict(t.to_dict()).data["fingerprint"] == fp  # full precision, no rounding
+    assert TrialOutcome.from_dict({**t.to_dict(), "fingerprint": {"steps": "x"}}).data == {}  # damaged: dropped
     with TraceStore(tmp_path / "t.db") as store:
-        store.add(_trace(2, 5), run_id="r", suite="s", scenario="a", agent_version="v", trial=0, fingerprint=fp)
-        assert store.run("r")[0].fingerprint == fp
+        store.add(_trace(2, 5), run_id="r", suite="s", scenario="a", agent_version="v", trial=0, data=t.data)
+        assert store.run("r")[0].data == {"fingerprint": fp}
 
 
 def test_a_version_1_store_is_upgraded_in_place(tmp_path: Path) -> None:
@@ -88,14 +91,39 @@ def test_a_version_1_store_is_upgraded_in_place(tmp_path: Path) -> None:
     with TraceStore(path) as store:
         store.add(_trace(1, 3), run_id="r", suite="s", scenario="a", agent_version="v", trial=0)
     con = sqlite3.connect(path)  # make it look like a store written before fingerprints existed
-    con.execute("ALTER TABLE trials DROP COLUMN fingerprint")
+    con.execute("ALTER TABLE trials DROP COLUMN data")
     con.execute("UPDATE meta SET value='1' WHERE key='schema'")
     con.commit()
     con.close()
     with TraceStore(path) as store:
-        assert store.count() == 1 and store.run("r")[0].fingerprint is None
-        store.add(_trace(1, 3), run_id="r", suite="s", scenario="a", agent_version="v", trial=1, fingerprint={"x": 1.0})
-        assert store.run("r")[1].fingerprint == {"x": 1.0}
+        assert store.count() == 1 and store.run("r")[0].data is None
+        store.add(_trace(1, 3), run_id="r", suite="s", scenario="a", agent_version="v", trial=1, data={"x": 1.0})
+        assert store.run("r")[1].data == {"x": 1.0}
+
+
+def test_a_version_2_store_is_upgraded_in_place(tmp_path: Path) -> None:
+    """Schema 2 kept fingerprints in a column of their own: upgraded once, in place, to the generic ``data``
+    column, every row kept with its fingerprint under the key the results file uses."""
+    path = tmp_path / "v2.db"
+    fp = fingerprint_of(_trace(2, 5))
+    with TraceStore(path) as store:
+        store.add(_trace(2, 5), run_id="r", suite="s", scenario="a", agent_version="v", trial=0)
+        store.add(_trace(1, 3), run_id="r", suite="s", scenario="a", agent_version="v", trial=1)
+    con = sqlite3.connect(path)  # as schema 2 wrote it: a fingerprint column, one row fingerprinted
+    con.execute("ALTER TABLE trials RENAME COLUMN data TO fingerprint")
+    con.execute("UPDATE trials SET fingerprint = ? WHERE trial = 0", (json.dumps(fp),))
+    con.execute("UPDATE meta SET value='2' WHERE key='schema'")
+    con.commit()
+    con.close()
+    for _ in range(2):  # the second open finds schema 3 and changes nothing
+        with TraceStore(path) as store:
+            rows = store.run("r")
+            assert [r.data for r in rows] == [{"fingerprint": fp}, None]
+            assert rows[0].trace == _trace(2, 5)
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("3",)
+    assert "fingerprint" not in [r[1] for r in con.execute("PRAGMA table_info(trials)")]
+    con.close()
 
 
 def test_warm_start_reaches_the_threshold_sprt_and_its_evidence() -> None:

@@ -133,7 +133,7 @@ def scenario(
         for i in range(trials)
     )
     v = ScenarioVerdict(verdict, test, f"{verdict.value.upper()}: because.", evidence or {}, trials, notes=notes,
-                        fingerprint=fingerprint)
+                        data={"fingerprint": fingerprint})
     return ScenarioResult(name, inp, outcomes, v, None if base is None else BaselineCounts(*base), fixed_n=fixed_n)
 
 

@@ -72,7 +72,7 @@ def scenario(name: str, verdict: Verdict, trials: tuple[TrialOutcome, ...], *, b
              fingerprint: dict[str, Any] | None = None, test: str = "sequential-regression",
              notes: tuple[str, ...] = ()) -> ScenarioResult:
     v = ScenarioVerdict(verdict, test, explanation or f"{verdict.value.upper()}: because.", evidence or {}, len(trials),
-                        pvalue=pvalue, notes=notes, fingerprint=fingerprint)
+                        pvalue=pvalue, notes=notes, data={"fingerprint": fingerprint})
     return ScenarioResult(name, "hello", trials, v, None if base is None else BaselineCounts(*base))
 
 

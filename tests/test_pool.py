@@ -118,8 +118,8 @@ def test_same_identity_pools_counts_add_up_and_the_file_says_from_where(here: Pa
         assert [t.index for t in own] == list(range(RECORD_CAP))
         assert [t.index for t in carried] == list(range(RECORD_CAP, 2 * RECORD_CAP))
         assert all(t.pooled == b1.run_id and not t.counted for t in carried)
-        assert [(t.seed, t.passed, t.failures, t.fingerprint) for t in carried] == [
-            (t.seed, t.passed, t.failures, t.fingerprint) for t in old.trials
+        assert [(t.seed, t.passed, t.failures, t.data) for t in carried] == [
+            (t.seed, t.passed, t.failures, t.data) for t in old.trials
         ]
         assert s.cost()["trials"] == RECORD_CAP  # what this run paid for
         assert s.to_dict()["pooled_trials"] == RECORD_CAP

@@ -118,7 +118,7 @@ def scenario(
         fp = {"verdict": "fail" if shift else "pass", "shift": shift, "adjusted_p": 0.001, "n_baseline": 40,
               "n_candidate": trials, "largest": None, "explanation": "fingerprints"}
     v = ScenarioVerdict(verdict, "sequential-regression", explanation or f"{verdict.value.upper()}: because.", {},
-                        trials, notes=notes, fingerprint=fp)
+                        trials, notes=notes, data={"fingerprint": fp})
     return ScenarioResult(name, inp, outcomes, v, None if base is None else BaselineCounts(*base), fixed_n=fixed_n)
 
 
@@ -191,7 +191,7 @@ def test_real_check_renders_one_table_in_verdict_order(real: tuple[Results, Resu
         assert row[3] == f"{diff:+.1f} pp".replace("-", "−")
         assert row[5].startswith(f"{s.verdict.trials_used} / {s.fixed_n}")
     seat = next(r for r in page.body_rows if r[0] == "seat_change")
-    fp = v2.scenario("seat_change").verdict.fingerprint  # type: ignore[union-attr]
+    fp = v2.scenario("seat_change").verdict.data["fingerprint"]  # type: ignore[union-attr]
     # the cell says what the fingerprint test decided (v2's seat_change FAILs on its pass rate after a few
     # looks, often before its fingerprint sample can show the shift)
     assert seat[4] == ("shifted: " + "; ".join(fp["shift"]) if fp["verdict"] == "fail" else "no shift")

@@ -64,10 +64,11 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "fingerprints",
         "agentassay.features.fingerprints._plugin",
-        lambda run: _part(run, "fingerprints").enabled,
+        lambda run: True,  # every trial's fingerprint is recorded, on or off (its test needs it on)
         for_results=lambda results: True,  # every report states whether fingerprints were on
         for_plan=lambda plan: plan.settings.part("fingerprints").enabled,
         settings="agentassay.features.fingerprints._settings:FingerprintSettings",
+        records="agentassay.features.fingerprints._records:RECORDS",
     ),
     Builtin(
         "proxy",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..spec._settings import record_keys
 from ..stats import (
     SPRT,
     RegressionResult,
@@ -36,13 +37,13 @@ class ScenarioVerdict:
     trials_used: int
     pvalue: float | None = None
     notes: tuple[str, ...] = ()
-    # A results-file field the built-in behaviour-shift test fills (check only): verdict, Holm-adjusted
-    # p-value, what moved, the planned sample. None when that test did not run.
-    fingerprint: dict[str, Any] | None = None
+    # What plugins' evidence adds to the verdict record (a test of their own: its verdict, p-value, plan…),
+    # written flat after ``notes``; a built-in's own keys are always written (null when absent).
+    data: dict[str, Any] = field(default_factory=dict)
     rate_verdict: Verdict | None = None  # the pass-rate test's own verdict, before combining
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "verdict": self.verdict.value,
             "test": self.test,
             "explanation": self.explanation,
@@ -50,12 +51,22 @@ class ScenarioVerdict:
             "trials_used": self.trials_used,
             "pvalue": self.pvalue,
             "notes": list(self.notes),
-            "fingerprint": self.fingerprint,
-            "rate_verdict": None if self.rate_verdict is None else self.rate_verdict.value,
         }
+        for k in record_keys("verdict"):
+            d[k] = self.data.get(k)
+        d.update((k, v) for k, v in self.data.items() if k not in d)
+        d["rate_verdict"] = None if self.rate_verdict is None else self.rate_verdict.value
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ScenarioVerdict:
+        readers = record_keys("verdict")
+        data = {}
+        for k, v in d.items():
+            if k not in _VERDICT_KEYS and v is not None:
+                v = readers[k](v) if k in readers else v
+                if v is not None:
+                    data[k] = v
         return cls(
             Verdict(d["verdict"]),
             str(d["test"]),
@@ -64,9 +75,12 @@ class ScenarioVerdict:
             int(d.get("trials_used", 0)),
             d.get("pvalue"),
             tuple(d.get("notes") or ()),
-            d.get("fingerprint"),
+            data,
             None if d.get("rate_verdict") is None else Verdict(d["rate_verdict"]),
         )
+
+
+_VERDICT_KEYS = frozenset(["verdict", "test", "explanation", "evidence", "trials_used", "pvalue", "notes", "rate_verdict"])
 
 
 class Start(Protocol):

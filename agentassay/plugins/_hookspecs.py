@@ -96,6 +96,19 @@ def agentassay_trial_finished(run: Run, phase: Phase, state: ScenarioState, outc
 
 
 @hookspec
+def agentassay_trial_data(trace: Trace) -> Mapping[str, Any] | None:
+    """A trial finished: what of its trace the plugin keeps in the trial's record (``TrialOutcome.data``,
+    written flat into the trial's JSON; a key a built-in owns is declared in its ``FeatureRecords``). Called
+    once per trial of every phase, in the runner's loop: keep it cheap (the whole per-trial overhead is < 2 ms)."""
+
+
+@hookspec
+def agentassay_scenario_data(plan: GatePlan, scenario: str) -> Mapping[str, Any] | None:
+    """The run's results are assembled: what the plugin keeps in the scenario's record (``ScenarioResult.data``,
+    written flat beside ``fixed_n``), e.g. the size of a sample it fixed in advance."""
+
+
+@hookspec
 def agentassay_after_trials(run: Run) -> None:
     """The target's trials are finished (or interrupted): run further phases of trials
     (``run.phase(...)``: the proxy's) or anything that needs every trial."""

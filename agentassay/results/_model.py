@@ -12,7 +12,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from typing import Any
 from .._errors import AgentAssayError, ExitCode
 from ..gate import BaselineCounts, ScenarioVerdict, SuiteDecision
 from ..spec import Settings
-from ..spec._settings import fixed_sections, savings_adjusters, settings_parts
+from ..spec._settings import fixed_sections, record_keys, savings_adjusters, settings_parts
 from ..stats import Decision, Verdict
 
 RESULTS_SCHEMA = "agentassay.results/1"
@@ -36,13 +36,30 @@ class ResultsError(AgentAssayError):
     """A results file is missing, not JSON, or not an AgentAssay results file (exit code 3)."""
 
 
-def _fingerprint(raw: object) -> dict[str, float] | None:
-    if not isinstance(raw, dict):
-        return None
-    try:
-        return {str(k): float(v) for k, v in raw.items()}
-    except (TypeError, ValueError):
-        return None  # a damaged fingerprint only costs the fingerprint test, never the file
+def _data(d: dict[str, Any], kernel: frozenset[str], where: str) -> dict[str, Any]:
+    """A record's keys that are not the kernel's: plugin data, read by the owning feature's reader (a damaged
+    value is None, so it costs only that feature's test, never the file); nulls are absent."""
+    if len(d) <= len(kernel) and d.keys() <= kernel:
+        return {}
+    readers = record_keys(where)
+    out = {}
+    for k, v in d.items():
+        if k in kernel or v is None:
+            continue
+        read = readers.get(k)
+        v = v if read is None else read(v)
+        if v is not None:
+            out[k] = v
+    return out
+
+
+def _flat(d: dict[str, Any], data: Mapping[str, Any], where: str) -> None:
+    """Write plugin data flat into a record: the built-ins' own keys always (null when absent), then the rest."""
+    for k in record_keys(where):
+        d[k] = data.get(k)
+    for k, v in data.items():
+        if k not in d:
+            d[k] = v
 
 
 def _sections(d: dict[str, Any]) -> dict[str, Any]:
@@ -80,7 +97,9 @@ class TrialOutcome:
     usd: float | None = None
     attempts: int = 1
     counted: bool = True  # fed to the scenario's test (False: finished after the decision)
-    fingerprint: dict[str, float] | None = None  # behavioural fingerprint (agentassay.features.fingerprints)
+    # What plugins keep of the trial (``agentassay_trial_data``), written flat into its record after
+    # ``counted``; read back from the record's keys that are not the kernel's.
+    data: Mapping[str, Any] = field(default_factory=dict)
     # The run id of the baseline this trial was recorded in, when a later recording pooled it (``run --pool``;
     # its seed and outcome are as recorded there). None: this run's own trial. Written only when set.
     pooled: str | None = None
@@ -88,14 +107,13 @@ class TrialOutcome:
     def to_dict(self) -> dict[str, Any]:
         # Field by field rather than dataclasses.asdict, whose deep copy was most of a 300-scenario save.
         d = {name: getattr(self, name) for name in _TRIAL_FIELDS}
-        if self.fingerprint is not None:
-            d["fingerprint"] = dict(self.fingerprint)
-        if self.pooled is None:
-            del d["pooled"]
         d["failures"] = list(self.failures)
         d["latency_s"] = round(self.latency_s, 6)
-        # Fingerprints are written at full precision: a rounded baseline compared with an
-        # unrounded candidate would differ in every fractional feature.
+        # Plugin data is written as given (full precision: a rounded baseline compared with an unrounded
+        # candidate would differ in every fractional value).
+        _flat(d, self.data, "trial")
+        if self.pooled is not None:
+            d["pooled"] = self.pooled
         return d
 
     @classmethod
@@ -112,21 +130,13 @@ class TrialOutcome:
             usd=d.get("usd"),
             attempts=int(d.get("attempts", 1)),
             counted=bool(d.get("counted", True)),
-            fingerprint=_fingerprint(d.get("fingerprint")),
+            data=_data(d, _TRIAL_KEYS, "trial"),
             pooled=None if d.get("pooled") is None else str(d["pooled"]),
         )
 
 
-_TRIAL_FIELDS = tuple(f.name for f in fields(TrialOutcome))
-
-
-def first_fingerprints(trials: Iterable[TrialOutcome], n: int | None) -> list[dict[str, float]]:
-    """Fingerprints of trials ``0..n-1`` in index order (all when ``n`` is None)."""
-    return [
-        t.fingerprint
-        for t in sorted(trials, key=lambda t: t.index)
-        if t.fingerprint is not None and (n is None or t.index < n)
-    ]
+_TRIAL_FIELDS = tuple(f.name for f in fields(TrialOutcome) if f.name not in ("data", "pooled"))
+_TRIAL_KEYS = frozenset((*_TRIAL_FIELDS, "pooled"))
 
 
 @dataclass(frozen=True)
@@ -138,14 +148,12 @@ class ScenarioResult:
     baseline: BaselineCounts | None = None
     threshold: float | None = None  # the scenario's own threshold, when it overrides config
     fixed_n: int | None = None  # trials a fixed-n design with the same alpha and beta would need
-    fingerprint_trials: int | None = None  # the first n trials form the fingerprint sample (fixed in advance)
+    # What plugins keep of the scenario (``agentassay_scenario_data``: a sample size fixed in advance, …),
+    # written flat after ``fixed_n``; read back from the record's keys that are not the kernel's.
+    data: Mapping[str, Any] = field(default_factory=dict)
     # An INCONCLUSIVE regression scenario: the candidate trials a check would need to decide it, and their
     # USD (results/_more.py, stats.trials_to_decide). None otherwise; in the file only when set.
     more_trials: dict[str, Any] | None = None
-
-    def fingerprint_sample(self) -> list[dict[str, float]]:
-        """The fingerprint sample this run fixed in advance (every fingerprinted trial in older files)."""
-        return first_fingerprints(self.trials, self.fingerprint_trials)
 
     @property
     def outcomes(self) -> list[bool | None]:
@@ -195,7 +203,7 @@ class ScenarioResult:
         return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        head = {
             "name": self.name,
             "input": self.input,
             "passes": self.passes,
@@ -206,7 +214,10 @@ class ScenarioResult:
             "baseline": None if self.baseline is None else asdict(self.baseline),
             "threshold": self.threshold,
             "fixed_n": self.fixed_n,
-            "fingerprint_trials": self.fingerprint_trials,
+        }
+        _flat(head, self.data, "scenario")
+        return {
+            **head,
             **({"pooled_trials": self.pooled_trials} if self.pooled_trials else {}),
             **({} if self.more_trials is None else {"more_trials": dict(self.more_trials)}),
             "cost": self.cost(),
@@ -225,9 +236,15 @@ class ScenarioResult:
             baseline=None if not b else BaselineCounts(int(b["passes"]), int(b["trials"])),
             threshold=None if d.get("threshold") is None else float(d["threshold"]),
             fixed_n=None if d.get("fixed_n") is None else int(d["fixed_n"]),
-            fingerprint_trials=None if d.get("fingerprint_trials") is None else int(d["fingerprint_trials"]),
+            data=_data(d, _SCENARIO_KEYS, "scenario"),
             more_trials=d["more_trials"] if isinstance(d.get("more_trials"), dict) else None,
         )
+
+
+# A scenario record's own keys (the rest is plugin data); the counts and cost are derived from the trials.
+_SCENARIO_KEYS = frozenset(
+    ["name", "input", "passes", "trials_run", "counted_trials", "errors", "verdict", "baseline", "threshold", "fixed_n", "pooled_trials", "more_trials", "cost", "failure_reasons", "trials"]
+)
 
 
 @dataclass(frozen=True)

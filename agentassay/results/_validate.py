@@ -1,14 +1,15 @@
 """Reading a results file as untrusted input: bounded, typed, finite, consistent (docs/runner.md,
 "Validation on load").
 
-A results file decides things — a baseline's counts and fingerprints feed `check`, `compare` replays
+A results file decides things — a baseline's counts and per-trial data feed `check`, `compare` replays
 its trials, the Action keeps it as an artifact, a fork can write one — so a damaged or forged file
 must be refused with the JSON path at fault (exit 3), never crash (read as BLOCK) and never be
-read as something else (``"passed": "yes"`` as a pass, a fingerprint of ``1e308`` as a shift).
+read as something else (``"passed": "yes"`` as a pass, a feature value of ``1e308`` as a shift).
 
 Three layers, cheapest first: the size is checked before reading (``MAX_BYTES``); the text must be
 UTF-8 JSON nested at most ``MAX_DEPTH`` deep; then ``results.schema.json`` (package data, JSON
-Schema 2020-12) types and bounds every field the engine reads, with "number" meaning a *finite*
+Schema 2020-12, with each built-in feature's keys merged in) types and bounds every field the engine
+and the features read, with "number" meaning a *finite*
 number, and :func:`_consistent` checks what a schema cannot say (counts agree with the trials).
 Unknown keys are allowed everywhere: plugins add sections and newer versions add fields.
 """
@@ -25,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..spec._settings import feature_records
 from ._model import ResultsError
 
 #: Default size bound of a results file: 300 scenarios x 100 trials is about 12 MB, so this leaves
@@ -335,9 +337,14 @@ class _Compiler:
 
 
 def schema() -> dict[str, Any]:
-    """The results file's JSON Schema (package data ``agentassay/results/results.schema.json``)."""
+    """The results file's JSON Schema: the kernel's (package data ``agentassay/results/results.schema.json``)
+    with the properties each built-in feature owns in its records (``FeatureRecords.schema``) merged in."""
     text = resources.files(__package__).joinpath("results.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    root = json.loads(text)
+    for records in feature_records():
+        for where, properties in records.schema.items():
+            root["$defs"][where].setdefault("properties", {}).update(properties)
+    return root
 
 
 @lru_cache(maxsize=1)

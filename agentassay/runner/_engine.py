@@ -17,7 +17,7 @@ import hashlib
 import signal
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -25,7 +25,6 @@ from typing import Any
 from .._limits import Deadline
 from ..boundary import clean_trace, scrub_text
 from ..evaluators import Evaluator
-from ..features.fingerprints import fingerprint_of
 from ..gate import Monitor
 from ..integrations.adapters import AgentAdapter, AgentRunError
 from ..integrations.adapters._base import UserExit
@@ -69,7 +68,7 @@ class ScenarioState:
     finished: dict[int, TrialOutcome] = field(default_factory=dict)
     next_feed: int = 0
     decided_at: int | None = None
-    min_trials: int = 0  # the fingerprint sample: trials 0..min_trials-1 run whatever the test decided
+    min_trials: int = 0  # samples fixed in advance (GatePlan.require): trials 0..min_trials-1 run whatever the test decided
 
     def wants_more(self, full: bool) -> bool:
         if self.started >= self.limit:
@@ -129,6 +128,7 @@ class Engine:
         seed_role: str | None = None,
         may_start: Callable[[], bool] | None = None,
         checks: Callable[[ScenarioState, int, Trace], None] | None = None,
+        trial_data: Callable[[Trace], Mapping[str, Any]] | None = None,
     ) -> None:
         self.suite_name = suite_name
         self.adapter = adapter
@@ -149,6 +149,8 @@ class Engine:
         # Per-trial checks beyond the evaluator (the run's agentassay_trial_checks hook: contracts), run in the
         # trial's check thread under its time limit.
         self.checks = checks
+        # What plugins keep of each finished trial's trace (the run's agentassay_trial_data hook).
+        self.trial_data = trial_data
         self._stop: str | None = None
         self.signals_held = False  # run_engine installed our SIGINT/SIGTERM handlers (see user_interrupts)
         self._ok = 0
@@ -272,7 +274,7 @@ class Engine:
         failures = tuple(scrub_text(str(f)) for f in failures)  # a check's message may quote anything
         if trace.error and self.settings.errors == "exclude":
             passed = None
-        fingerprint = fingerprint_of(trace)
+        data = self.trial_data(trace) if self.trial_data is not None else {}
         outcome = TrialOutcome(
             index=index,
             passed=passed,
@@ -284,7 +286,7 @@ class Engine:
             latency_s=trace.cost.latency_s,
             usd=trace.cost.usd,
             attempts=attempts,
-            fingerprint=fingerprint,
+            data=data,
         )
         return state, outcome, trace
 

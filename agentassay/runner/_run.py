@@ -288,6 +288,7 @@ class Run:
             on_trial=lambda st, outcome, trace: self._finished(phase, st, outcome, trace),
             may_start=lambda: self.held is None,
             checks=lambda st, index, trace: self._checks(phase, st, index, trace),
+            trial_data=self._trial_data,
         )
         if self.latch is not None and self.latch.name:
             engine.stop(self.latch.name)  # interrupted before this phase: it runs no trial, and says so
@@ -296,6 +297,13 @@ class Run:
     def _checks(self, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:
         """In the trial's check thread, under its time limit (runner/_engine.py): ``agentassay_trial_checks``."""
         self.hooks.call("agentassay_trial_checks", run=self, phase=phase, state=state, index=index, trace=trace)
+
+    def _trial_data(self, trace: Trace) -> dict[str, Any]:
+        """``agentassay_trial_data``: what the plugins keep of a finished trial (first plugin first; nulls absent)."""
+        data: dict[str, Any] = {}
+        for part in self.hooks.call("agentassay_trial_data", trace=trace):
+            data.update((k, v) for k, v in part.items() if k not in data and v is not None)
+        return data
 
     def _finished(self, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
         done = trace.metadata.extra.get("boundary") or {}
@@ -425,6 +433,13 @@ class Run:
     def counts(self) -> dict[str, BaselineCounts]:
         return self.baseline.baseline_counts() if self.baseline is not None else {}
 
+    def _scenario_data(self, name: str) -> dict[str, Any]:
+        """``agentassay_scenario_data``: what the plugins keep in a scenario's record (first plugin first; nulls absent)."""
+        data: dict[str, Any] = {}
+        for part in self.hooks.call("agentassay_scenario_data", plan=self.plan, scenario=name):
+            data.update((k, v) for k, v in part.items() if k not in data and v is not None)
+        return data
+
     def results(self, final: dict[str, ScenarioVerdict], decision: SuiteDecision) -> Results:
         s, counts, regression = self.settings, self.counts, self.baseline is not None
         scenarios = tuple(
@@ -438,7 +453,7 @@ class Run:
                 fixed_n=fixed_n_equivalent(
                     st.scenario, s, scenarios=self.m, baseline=counts.get(name), regression=regression
                 ),
-                fingerprint_trials=self.plan.sample(name, "fingerprints") or None,
+                data=self._scenario_data(name),
             )
             for name, st in self.states.items()
         )

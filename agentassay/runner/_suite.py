@@ -1,7 +1,7 @@
 """Run a whole suite: the order of the run's hooks, and nothing else (docs/architecture.md, "Hooks").
 
-Every feature — the trace store, the budget cap, shards, warm starts, fingerprints, the proxy model,
-coverage, and any installed plugin — is a plugin on these hooks (agentassay/plugins); what a run is
+Every feature — the trace store, the budget cap, shards, warm starts, behaviour-shift tests, the proxy
+model, coverage, and any installed plugin — is a plugin on these hooks (agentassay/plugins); what a run is
 lives in runner/_run.py, how evidence becomes verdicts in the gate.
 """
 

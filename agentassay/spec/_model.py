@@ -139,7 +139,7 @@ class Settings:
         object.__setattr__(self, "features", kept)
 
     def of(self, kind: type[F]) -> F:
-        """A feature's part, typed: ``settings.of(FingerprintSettings).shift``; its defaults when unset."""
+        """A feature's part, typed: ``settings.of(BudgetSettings).usd``; its defaults when unset."""
         part = self.features.get(kind.NAME)
         return part if isinstance(part, kind) else kind()
 

@@ -53,6 +53,27 @@ class BuiltinPlugin:
     # with no checks is graded when it sets such a key, or the suite does and the scenario does not turn it
     # off (``false``). Empty: it grades nothing.
     grades: str = ""
+    # "module:attr" of its :class:`FeatureRecords`: keys of its own in the results file's trial, scenario and
+    # verdict records, how to read them back and their JSON Schema; imported when a results file is read.
+    records: str | None = None
+
+
+@dataclass(frozen=True)
+class FeatureRecords:
+    """A feature's keys inside the results file's records (the kernel writes plugin data flat, so a key a
+    feature owns sits where it always did).
+
+    ``trial`` / ``scenario`` / ``verdict``: ``{key: read}`` for the keys it owns in a trial record, a scenario
+    record (beside ``fixed_n``) and a scenario's verdict; every file carries them (null when absent), and
+    ``read(raw)`` turns a file's value into the in-memory one (None: unusable, so a damaged value costs only
+    the feature's own test, never the file). ``schema``: JSON Schema ``properties`` it adds to the results
+    schema's ``$defs`` (``{"settings" | "scenario" | "scenario_verdict" | "trial": {key: schema}}``).
+    """
+
+    trial: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
+    scenario: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
+    verdict: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
+    schema: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -140,6 +161,18 @@ def fixed_sections() -> tuple[str, ...]:
     return tuple(k for b in builtins() for k in b.sections)
 
 
+@cache
+def feature_records() -> tuple[FeatureRecords, ...]:
+    """Every built-in feature's record keys, in registry order."""
+    return tuple(_load(b.records) for b in builtins() if b.records)  # type: ignore[misc]
+
+
+@cache
+def record_keys(where: str) -> dict[str, Callable[[Any], Any]]:
+    """The built-ins' own keys of a ``"trial"``, ``"scenario"`` or ``"verdict"`` record, with their readers."""
+    return {k: read for r in feature_records() for k, read in getattr(r, where).items()}
+
+
 def savings_adjusters(sections: Mapping[str, Any]) -> list[Callable[[Any], tuple[float, dict[str, Any]]]]:
     """The savings adjusters of the built-ins whose sections ``sections`` has."""
     return [_load(b.savings) for b in builtins() if b.savings and any(sections.get(k) for k in b.sections)]  # type: ignore[misc]
@@ -153,12 +186,15 @@ def defaults() -> dict[str, FeatureSettings]:
 __all__ = [
     "REGISTRY",
     "BuiltinPlugin",
+    "FeatureRecords",
     "FeatureSettings",
     "builtin_keys",
     "builtins",
     "defaults",
+    "feature_records",
     "fixed_sections",
     "graders",
+    "record_keys",
     "savings_adjusters",
     "settings_parts",
 ]

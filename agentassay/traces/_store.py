@@ -8,12 +8,13 @@ may drop the last few commits; CI runners do not lose power mid-job in a way we 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,7 +23,9 @@ from typing import Any
 from .._errors import AgentAssayError
 from ._model import Trace
 
-STORE_SCHEMA_VERSION = 2  # 2 added the per-trial fingerprint column (1 is upgraded in place)
+# 2 added a feature's per-trial column; 3 holds every plugin's per-trial data in one JSON column, ``data``
+# (1 and 2 are upgraded in place: a column beyond the kernel's folds into ``data`` under its own name).
+STORE_SCHEMA_VERSION = 3
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -38,7 +41,7 @@ CREATE TABLE IF NOT EXISTS trials (
     error         TEXT,
     recorded_at   TEXT NOT NULL,
     trace         TEXT NOT NULL,
-    fingerprint   TEXT
+    data          TEXT
 );
 CREATE INDEX IF NOT EXISTS trials_by_version ON trials (agent_version, scenario, recorded_at);
 CREATE INDEX IF NOT EXISTS trials_by_suite ON trials (suite, scenario, agent_version, recorded_at);
@@ -54,6 +57,12 @@ CREATE TABLE IF NOT EXISTS cache (
     PRIMARY KEY (namespace, key)
 );
 """
+
+
+# The kernel's columns of ``trials``; any other an upgrade folds into ``data``.
+_COLUMNS = frozenset(
+    ["id", "run_id", "suite", "scenario", "agent_version", "trial", "input", "passed", "error", "recorded_at", "trace", "data"]
+)
 
 
 class StoreError(AgentAssayError):
@@ -75,7 +84,7 @@ class StoredTrial:
     error: str | None
     recorded_at: str
     trace: Trace
-    fingerprint: dict[str, float] | None = None
+    data: dict[str, Any] | None = None  # what plugins kept of the trial (``TrialOutcome.data``)
 
 
 def _now() -> str:
@@ -108,14 +117,42 @@ class TraceStore:
             ) from exc
         if row is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(STORE_SCHEMA_VERSION),))
-        elif int(row[0]) == 1:  # same table without fingerprints: add the column, keep every row
-            self._db.execute("ALTER TABLE trials ADD COLUMN fingerprint TEXT")
-            self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(STORE_SCHEMA_VERSION),))
+        elif int(row[0]) in (1, 2):
+            self._upgrade()
         elif int(row[0]) != STORE_SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: trace store schema {row[0]}, this version reads {STORE_SCHEMA_VERSION}; "
                 "use a new --store path"
             )
+
+    def _upgrade(self) -> None:
+        """Schema 1 or 2 to 3, in place and in one transaction (a crash leaves the old store): every row kept,
+        a per-trial column beyond the kernel's (2 had one) folded into ``data`` as ``{column: value}``."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            columns = [r[1] for r in db.execute("PRAGMA table_info(trials)")]
+            extra = [c for c in columns if c not in _COLUMNS]
+            db.execute("ALTER TABLE trials ADD COLUMN data TEXT")
+            for c in extra:
+                name = '"' + c.replace('"', '""') + '"'
+                rows = db.execute(f"SELECT id, {name} FROM trials WHERE {name} IS NOT NULL").fetchall()
+                for rowid, value in rows:
+                    try:
+                        value = json.loads(value)
+                    except (TypeError, ValueError):
+                        continue  # unreadable before too: the row keeps its trace, without this datum
+                    old = db.execute("SELECT data FROM trials WHERE id = ?", (rowid,)).fetchone()[0]
+                    data = json.loads(old) if old else {}
+                    data[c] = value
+                    db.execute("UPDATE trials SET data = ? WHERE id = ?", (json.dumps(data), rowid))
+                with contextlib.suppress(sqlite3.OperationalError):  # SQLite < 3.35: the column stays, unused
+                    db.execute(f"ALTER TABLE trials DROP COLUMN {name}")
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(STORE_SCHEMA_VERSION),))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     # -- writing -------------------------------------------------------------------------------
     def add(
@@ -129,7 +166,7 @@ class TraceStore:
         trial: int,
         input: str | None = None,
         passed: bool | None = None,
-        fingerprint: dict[str, float] | None = None,
+        data: Mapping[str, Any] | None = None,
     ) -> int:
         """Commit one finished trial immediately (autocommit): a crash after this keeps it.
 
@@ -141,7 +178,7 @@ class TraceStore:
         text, error = stored_json(trace)
         cur = self._db.execute(
             "INSERT INTO trials (run_id, suite, scenario, agent_version, trial, input, passed, error,"
-            " recorded_at, trace, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " recorded_at, trace, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 suite,
@@ -153,7 +190,7 @@ class TraceStore:
                 error,
                 _now(),
                 text,
-                None if fingerprint is None else json.dumps(fingerprint),
+                json.dumps(dict(data)) if data else None,
             ),
         )
         return int(cur.lastrowid or 0)
@@ -162,7 +199,7 @@ class TraceStore:
     def _rows(self, where: str, params: Iterable[Any], tail: str = "") -> Iterator[StoredTrial]:
         sql = (
             "SELECT id, run_id, suite, scenario, agent_version, trial, input, passed, error, recorded_at,"
-            f" trace, fingerprint FROM trials WHERE {where} {tail}"
+            f" trace, data FROM trials WHERE {where} {tail}"
         )
         for r in self._db.execute(sql, tuple(params)):
             yield StoredTrial(

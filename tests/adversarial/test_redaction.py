@@ -296,7 +296,7 @@ def test_the_store_skips_a_record_it_cannot_write_and_says_so() -> None:
     state = SimpleNamespace(scenario=SimpleNamespace(name="sc", input="i"))
     for i in range(3):  # never raises (so the plugin manager never disables the store), counts each skip
         plugin.agentassay_trial_finished(run, SimpleNamespace(agent_version="v"), state,
-                                         SimpleNamespace(index=i, passed=True, fingerprint=None), None)
+                                         SimpleNamespace(index=i, passed=True, data={}), None)
     plugin.agentassay_after_trials(run)
     assert len(notes) == 1 and "skipped 3 trial record(s)" in notes[0] and "disk is full" in notes[0]
 

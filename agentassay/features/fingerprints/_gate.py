@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ...gate import ScenarioVerdict
 from ...spec import Settings
 from ...stats import Verdict, adjust_pvalues
+from ._records import VERDICT_KEY
 
 if TYPE_CHECKING:
     from . import FingerprintResult
@@ -139,7 +140,7 @@ def combine_fingerprints(
         fp: dict[str, Any] = {"plan": plan_.to_dict(), "alpha": alpha}
         if r is None:
             fp |= {"verdict": None, "explanation": f"not tested: fewer than {MIN_ROWS} fingerprinted trials on a side"}
-            out[name] = replace(v, fingerprint=fp, rate_verdict=v.verdict)
+            out[name] = replace(v, data={**v.data, VERDICT_KEY: fp}, rate_verdict=v.verdict)
             continue
         q = float(q_of[name])
         shifted = q <= alpha
@@ -165,7 +166,9 @@ def combine_fingerprints(
         if shifted:
             verdict = Verdict.FAIL
             explanation = f"FAIL: behaviour shifted ({'; '.join(words)}; p = {q:.3g}). Pass rate: {v.explanation}"
-        out[name] = replace(v, verdict=verdict, explanation=explanation, fingerprint=fp, rate_verdict=v.verdict)
+        out[name] = replace(
+            v, verdict=verdict, explanation=explanation, data={**v.data, VERDICT_KEY: fp}, rate_verdict=v.verdict
+        )
     return out
 
 

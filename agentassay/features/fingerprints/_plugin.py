@@ -17,11 +17,13 @@ from ...plugins._hookspecs import hookimpl
 from ._gate import SHARE, FingerprintEvidence, FingerprintPlan, recording_sample
 from ._gate import plan as fingerprint_plan
 from ._gate import test as fingerprint_test
+from ._records import SAMPLE_KEY, fingerprint_sample, first_fingerprints, trial_data
 
 if TYPE_CHECKING:
     from ...reports import ReportContext, ScenarioPart, Section
     from ...results import Results, TrialOutcome
     from ...spec import Settings
+    from ...traces import Trace
     from . import FingerprintResult
 
 KIND = "fingerprints"
@@ -36,7 +38,7 @@ def fingerprint_plans(base: Results, names: Sequence[str], settings: Settings) -
         s = base.scenario(name)
         if s is None:
             continue
-        records = s.fingerprint_sample()
+        records = fingerprint_sample(s)
         p = fingerprint_plan(records, settings, scenarios=len(names))
         if p is not None:
             out[name] = (records, p)
@@ -47,8 +49,6 @@ def fingerprint_outcomes(
     plans: Plans, trials: dict[str, Iterable[TrialOutcome]], settings: Settings
 ) -> dict[str, tuple[FingerprintResult | None, FingerprintPlan]]:
     """Run each planned fingerprint test on the candidate's first ``plan.trials`` trials."""
-    from ...results._model import first_fingerprints
-
     return {
         name: (fingerprint_test(records, first_fingerprints(trials.get(name, ()), p.trials), settings, scenario=name), p)
         for name, (records, p) in plans.items()
@@ -67,6 +67,16 @@ def agentassay_plan(plan: GatePlan) -> None:
     for name, (_, p) in plans.items():
         plan.share(name, KIND, SHARE)
         plan.require(name, KIND, p.trials)
+
+
+@hookimpl
+def agentassay_trial_data(trace: Trace) -> dict[str, Any] | None:
+    return trial_data(trace)
+
+
+@hookimpl
+def agentassay_scenario_data(plan: GatePlan, scenario: str) -> dict[str, Any]:
+    return {SAMPLE_KEY: plan.sample(scenario, KIND) or None}
 
 
 @hookimpl

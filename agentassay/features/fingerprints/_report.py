@@ -1,4 +1,4 @@
-"""The fingerprint comparison in the reports, read from each scenario's ``verdict.fingerprint``: the verdict
+"""The fingerprint comparison in the reports, read from each scenario's verdict (its ``fingerprint`` entry): the verdict
 table's Behaviour cell, the details' Behaviour line (the terminal's too), the HTML chart of the features'
 means, the JUnit figure and line, and "fingerprints on/off" in the run's settings line.
 """
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...reports._charts import _BASE, label_width
 from ...reports._svg import BLUE, GRID, INK, MUTED, RED, Svg
+from ._records import shift_test
 
 if TYPE_CHECKING:
     from ...reports import ReportContext, ScenarioPart, Section
@@ -36,7 +37,7 @@ class Behaviour:
 
 
 def behaviour_of(s: ScenarioResult) -> Behaviour | None:
-    fp = s.verdict.fingerprint
+    fp = shift_test(s.verdict)
     if not fp:
         return None
     if fp.get("verdict") is None:
@@ -122,7 +123,7 @@ def _num(d: Mapping[str, Any], key: str) -> float | None:
 
 def _figure(s: ScenarioResult, report: ReportContext) -> tuple[str, str] | None:
     """The features' baseline and candidate means, adjusted p-values, and the caption."""
-    fp = s.verdict.fingerprint or {}
+    fp = shift_test(s.verdict) or {}
     alpha = _num(fp, "alpha")
     shifts = []
     for f in fp.get("features") or ():
@@ -167,7 +168,7 @@ def scenario_part(s: ScenarioResult, report: ReportContext) -> ScenarioPart | No
     if report.format == "terminal":
         return ScenarioPart(s.name, fact=("behaviour", words or ""))
     if report.format == "junit":
-        verdict = str(s.verdict.fingerprint.get("verdict") or "not tested")
+        verdict = str(shift_test(s.verdict).get("verdict") or "not tested")  # type: ignore[union-attr]
         return ScenarioPart(s.name, properties=(("fingerprint", verdict),), lines=(("fingerprints", words or ""),))
     figure = _figure(s, report) if report.format == "html" else None
     return ScenarioPart(

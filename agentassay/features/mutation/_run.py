@@ -67,7 +67,7 @@ def classify(check: Results, *, alpha_equiv: float = ALPHA_EQUIV) -> Classificat
             info["rate_p_two_sided"] = p
             if p <= alpha_equiv:
                 activated_by.append(f"{s.name}: pass rate {s.baseline.passes}/{s.baseline.trials} → {s.passes}/{s.counted_trials} (p = {p:.2g})")
-        fp = s.verdict.fingerprint or {}
+        fp = s.verdict.data.get("fingerprint") or {}
         if fp.get("p_value") is not None:
             info["fingerprint_p"] = fp["p_value"]
             if float(fp["p_value"]) <= alpha_equiv:

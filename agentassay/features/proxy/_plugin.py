@@ -31,6 +31,7 @@ from ...results import Results, ResultsError, TrialOutcome
 from ...spec import Settings, SpecError, Suite
 from ...stats import ProxyAllocation, fidelity_correlation
 from ..fingerprints._gate import EXCLUDED
+from ..fingerprints._records import fingerprint
 from ._gate import ProxyEvidence
 from ._gate import allocation as proxy_allocation_for
 from ._savings import proxy_trials
@@ -94,7 +95,7 @@ def paired_rho(
             if t is None or t.error or p.error or t.passed is None or p.passed is None:
                 continue
             for rows, trial in ((rows_t, t), (rows_p, p)):
-                rec = {k: v for k, v in (trial.fingerprint or {}).items() if k not in EXCLUDED}
+                rec = {k: v for k, v in (fingerprint(trial) or {}).items() if k not in EXCLUDED}
                 rows.append({**rec, "passed": float(trial.passed)})
     if len(rows_t) < 3:
         return None, len(rows_t)

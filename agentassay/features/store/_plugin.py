@@ -52,7 +52,7 @@ def agentassay_trial_finished(run: Run, phase: Phase, state: ScenarioState, outc
             trial=outcome.index,
             input=state.scenario.input,
             passed=outcome.passed,
-            fingerprint=outcome.fingerprint,
+            data=outcome.data or None,
         )
     except (sqlite3.Error, UnicodeError, ValueError, TypeError, OverflowError, RecursionError) as exc:
         skipped = run.stash.setdefault(SKIPPED, _Skipped())

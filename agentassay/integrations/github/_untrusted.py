@@ -69,7 +69,7 @@ def rederive_untrusted(
                 trials=_trials(s.trials if s is not None else (), settings.errors),
                 verdict=_UNJUDGED,
                 threshold=b.threshold,
-                fingerprint_trials=b.fingerprint_trials,
+                data=b.data,
             )
         )
     extra = [name for name in by_name if base.scenario(name) is None]

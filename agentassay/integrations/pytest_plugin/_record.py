@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 
 def scenario_result(gate: _Gate, spec: MarkerSpec, verdict: ScenarioVerdict, trials: tuple[TrialOutcome, ...]) -> ScenarioResult:
+    from ...features.fingerprints._records import SAMPLE_KEY
     from ...gate import fixed_n_equivalent
     from ...results import ScenarioResult
     from ...spec import Scenario
@@ -30,7 +31,7 @@ def scenario_result(gate: _Gate, spec: MarkerSpec, verdict: ScenarioVerdict, tri
         baseline=counts,
         threshold=spec.threshold,
         fixed_n=fixed_n_equivalent(Scenario(gate.name, ""), gate.settings, scenarios=1, baseline=counts, regression=regression),
-        fingerprint_trials=gate.plan.sample(gate.name, "fingerprints") or None,
+        data={SAMPLE_KEY: gate.plan.sample(gate.name, "fingerprints") or None},
     )
 
 

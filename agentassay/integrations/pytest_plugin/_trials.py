@@ -119,6 +119,7 @@ def _reason(excinfo: Any) -> str:
 def _outcome(trial: Trial, index: int, *, passed: bool | None, error: str | None, failures: tuple[str, ...],
              latency: float, counted: bool = True) -> TrialOutcome:
     from ...features.fingerprints import fingerprint_of
+    from ...features.fingerprints._records import TRIAL_KEY
     from ...results import TrialOutcome
     from ...traces import Trace
 
@@ -129,7 +130,7 @@ def _outcome(trial: Trial, index: int, *, passed: bool | None, error: str | None
     return TrialOutcome(
         index=index, passed=passed, seed=trial.seed, error=error, failures=failures, input_tokens=tokens_in,
         output_tokens=tokens_out, latency_s=latency, usd=usd, counted=counted,
-        fingerprint=fingerprint_of(trace) if trace is not None else None,
+        data={} if trace is None else {TRIAL_KEY: fingerprint_of(trace)},
     )
 
 

@@ -20,7 +20,7 @@ class ExitCode(IntEnum):
     OK = 0
     #: block: a scenario failed against its baseline or threshold (family-wise at alpha)
     BLOCK = 1
-    #: manual review: some scenario is INCONCLUSIVE, or evidence (coverage, a failed plugin) was missing
+    #: manual review: some scenario is INCONCLUSIVE, or evidence (a plugin's gate, a failed plugin) was missing
     MANUAL = 2
     #: bad input or configuration: a suite, results file, trace file, option or plugin — the message names it
     USAGE = 3

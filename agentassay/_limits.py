@@ -3,8 +3,7 @@
 Suite files are input, not trusted code: a pattern such as ``(a|aa)+$`` against ``"a" * 40 + "!"``
 backtracks for longer than any run (issue 22, defect 8: 881 s until SIGKILL, with SIGTERM ignored,
 because :mod:`re` holds the GIL and cannot be interrupted). Every suite-supplied pattern (evaluator
-``regex`` checks, contracts' ``matches()``, metamorphic ``regex`` checks, trace-first rules, the
-offline simulator's behaviour tables) is therefore compiled with the ``regex`` package (``regex.V0``:
+``regex`` checks, the features' pattern functions and rules, the offline simulator's behaviour tables) is therefore compiled with the ``regex`` package (``regex.V0``:
 the syntax and semantics of :mod:`re`) and matched with its ``timeout=``: a match that runs out of
 time raises :class:`PatternTimeout`, which the caller turns into that check's failure on that trial,
 naming the check and the pattern.

@@ -11,8 +11,8 @@ file or a report:
 * **redact** — secrets become ``[redacted: KIND]`` (:class:`Redactor`): by value, every secret-looking
   environment variable's value; by pattern, the token formats of common providers.
 
-Checks (evaluators, contracts, the judge) see the repaired, redacted, *full* text: what they judge
-is what a reviewer can read, and no secret goes to a judge model. What is *stored or rendered* is
+Checks (evaluators and the plugins' checks) see the repaired, redacted, *full* text: what they grade
+is what a reviewer can read, and no secret goes to a grading model. What is *stored or rendered* is
 also capped (:func:`cap_trace`, :func:`bound`): one field at :data:`FIELD_LIMIT` characters, one
 trace at :data:`TRACE_LIMIT`, the cut noted in the text — a cap must never change a verdict, so
 checks see the uncapped text. The store and the results file redact again on write, and every

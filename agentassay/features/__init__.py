@@ -54,11 +54,13 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "budget", "agentassay.features.budget._plugin", lambda run: _part(run, "budget").usd is not None,
         settings="agentassay.features.budget._settings:BudgetSettings",
+        records="agentassay.features.budget._settings:RECORDS",
     ),
     Builtin(
         "warm_start", "agentassay.features.warm_start._plugin", lambda run: _option(run, "warm_from") is not None,
         for_results=_warmed,
         settings="agentassay.features.warm_start._settings:WarmStartSettings",
+        records="agentassay.features.warm_start._settings:RECORDS",
     ),
     Builtin("pool", "agentassay.features.pool._plugin", lambda run: run.options.pool is not None),
     Builtin(
@@ -77,6 +79,7 @@ BUILTINS: tuple[Builtin, ...] = (
         for_results=lambda results: _has(results, "proxy"),
         for_plan=lambda plan: plan.baseline is not None and _has(plan.baseline, "proxy"),
         settings="agentassay.features.proxy._settings:ProxySettings",
+        records="agentassay.features.proxy._settings:RECORDS",
         sections=("proxy",),
         savings="agentassay.features.proxy._savings:adjust_savings",
     ),
@@ -87,6 +90,7 @@ BUILTINS: tuple[Builtin, ...] = (
         for_results=lambda results: _has(results, "coverage"),
         for_plan=lambda plan: bool(plan.sections.get("coverage")),  # the Eq. 26 gate in compare / merge
         settings="agentassay.features.coverage._settings:CoverageConfig",
+        records="agentassay.features.coverage._settings:RECORDS",
         sections=("coverage",),
     ),
     Builtin(
@@ -142,9 +146,12 @@ BUILTINS: tuple[Builtin, ...] = (
         for_results=lambda results: bool(results.sections.get("alerts")),
         for_plan=lambda plan: plan.baseline is not None,  # compare / merge --baseline: alerts from the files
         settings="agentassay.features.alerts._settings:AlertsConfig",
+        records="agentassay.features.alerts._settings:RECORDS",
     ),
     Builtin(
-        "shards", "agentassay.features.shards._plugin", lambda run: _option(run, "shard") is not None, sections=("shard",)
+        "shards", "agentassay.features.shards._plugin", lambda run: _option(run, "shard") is not None, sections=("shard",),
+        records="agentassay.features.shards._records:RECORDS",
+        hookspecs="agentassay.features.shards._hookspecs",
     ),
     # `match:` of a scenario is trace-first analysis's (`agentassay analyze`); no hooks in a run.
     Builtin("analyze", "agentassay.features.tracefirst", lambda run: False, keys={"scenario": ("match",)}),

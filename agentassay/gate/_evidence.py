@@ -16,7 +16,7 @@ is one of two stages:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -90,6 +90,27 @@ class Candidate:
 
     trials: Mapping[str, Sequence[Any]]  # scenario -> TrialOutcome in index order
     sections: Mapping[str, Any]
+
+
+class ReadOnly(Mapping[str, Any]):
+    """A read-only view of a mapping (the run's sections as evidence sees them): reads go through, writes fail."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"ReadOnly({self._data!r})"
 
 
 @dataclass(frozen=True)

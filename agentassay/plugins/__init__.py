@@ -3,8 +3,7 @@
 A plugin is a module (or object) with functions named after the hooks in
 ``agentassay.plugins._hookspecs`` marked ``@hookimpl``; it is installed through the ``agentassay``
 entry-point group, ``-p MODULE`` on the command line, or ``AGENTASSAY_PLUGINS``. The built-in
-features — the trace store writer, the budget cap, shards, warm starts, behaviour-shift tests, the
-proxy model, coverage — are plugins of this package, each imported only when a run needs it.
+features (agentassay/features) are plugins on the same hooks, each imported only when a run needs it.
 docs/architecture.md lists the hooks, their order, and which plugin implements which; a plugin keeps
 its own state for a run under a :class:`StashKey` in ``run.stash``.
 """

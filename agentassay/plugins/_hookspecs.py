@@ -55,7 +55,7 @@ def agentassay_suite_keys() -> Iterable[tuple[str, str]]:
 def agentassay_configure(run: Run) -> Sequence[Scenario] | None:
     """The suite is read, no agent is loaded yet: validate this plugin's keys and the run's options
     (raise ``SpecError`` naming the key). Return the scenarios this process runs to narrow ``run.scenarios``
-    (the shards plugin's slice; None: all): the runner keeps those every returned sequence holds, in suite
+    (a slice of the suite; None: all): the runner keeps those every returned sequence holds, in suite
     order, after the last implementation."""
 
 
@@ -71,17 +71,17 @@ def agentassay_plan(plan: GatePlan) -> None:
 
 @hookspec
 def agentassay_prepare(run: Run) -> Prepared | None:
-    """The agent is loaded, no trial has run: plans that need it (a proxy allocation, a manifest,
-    a probe installed on the adapter, warm-start priors in ``run.priors``). Return a
+    """The agent is loaded, no trial has run: plans that need it (an allocation of trials, a manifest,
+    a probe installed on the adapter, priors in ``run.priors``). Return a
     :class:`~agentassay.runner.Prepared` to change what the target's trials run with (``target_settings``:
-    the proxy's allocation) or their seed stream (``seed_role``: a pooled recording's); the runner applies
+    fewer trials) or their seed stream (``seed_role``: a pooled recording's); the runner applies
     it after the last implementation (two plugins changing one field: the first wins, and a note says so)."""
 
 
 @hookspec
 def agentassay_trial_checks(run: Run, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:
     """A trial's agent call returned and the scenario's evaluator graded it: run per-trial checks of what the
-    suite supplies (the contracts plugin evaluates its expressions here). Called in the trial's check thread,
+    suite supplies (a plugin's expressions over the trace). Called in the trial's check thread,
     under what is left of the trial's ``config.timeout`` (``agentassay._limits.remaining()``), so keep the
     result in a per-trial slot (``(phase.name, state.scenario.name, index)``) for
     :func:`agentassay_trial_finished` and touch nothing shared: with ``concurrency > 1`` several trials' checks
@@ -92,7 +92,7 @@ def agentassay_trial_checks(run: Run, phase: Phase, state: ScenarioState, index:
 def agentassay_trial_finished(run: Run, phase: Phase, state: ScenarioState, outcome: TrialOutcome, trace: Trace) -> None:
     """One trial finished (as it finishes: the order of completion, which with ``concurrency: 1`` is
     trial order; ``outcome.index`` gives the trial's place). Writers flush here, so nothing measured is
-    lost. ``run.hold(reason)`` stops new trials from starting (the budget cap)."""
+    lost. ``run.hold(reason)`` stops new trials from starting (a spending cap)."""
 
 
 @hookspec
@@ -111,13 +111,13 @@ def agentassay_scenario_data(plan: GatePlan, scenario: str) -> Mapping[str, Any]
 @hookspec
 def agentassay_after_trials(run: Run) -> None:
     """The target's trials are finished (or interrupted): run further phases of trials
-    (``run.phase(...)``: the proxy's) or anything that needs every trial."""
+    (``run.phase(...)``: a second model's) or anything that needs every trial."""
 
 
 @hookspec
 def agentassay_results_sections(run: Run) -> Mapping[str, Any] | None:
-    """Sections this plugin adds to the results file, ``{key: JSON value}`` (``coverage``,
-    ``proxy``, ``shard``, or a key of its own). Called before the gate, which can read them."""
+    """Sections this plugin adds to the results file, ``{key: JSON value}``, each a top-level key of its own.
+    Called before the gate, which can read them."""
 
 
 @hookspec
@@ -131,19 +131,8 @@ def agentassay_scenario_evidence(plan: GatePlan, candidate: Candidate) -> Sequen
 
 @hookspec
 def agentassay_decide(run: Run, decision: SuiteDecision) -> SuiteDecision | None:
-    """Adjust the suite decision (the coverage gate turns a deploy into manual review); return the
+    """Adjust the suite decision (a gate of a plugin's own turns a deploy into manual review); return the
     new decision or None to keep it. Implementations are chained."""
-
-
-@hookspec
-def agentassay_merge_sections(
-    shards: Sequence[Results], sources: Sequence[str], names: Sequence[str], notes: list[str]
-) -> Mapping[str, Any] | None:
-    """``agentassay merge``: sections this plugin makes for the whole suite from its shards' files
-    (``shards`` in shard order, ``sources`` their file names, ``names`` the suite's scenarios in
-    suite order). A key returned replaces the key-by-key union of the shards' values (``None``:
-    leave it out). ``notes`` are the merged file's notes so far: append what could not be merged,
-    and drop the shards' notes that this plugin makes again for the whole suite."""
 
 
 @hookspec

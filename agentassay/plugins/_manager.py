@@ -1,7 +1,8 @@
 """Which plugins a run uses, and calling their hooks so that one failing plugin costs no measurement.
 
-Built-in plugins are modules of this package, each imported only when a run (or a report) needs it:
-``agentassay run`` of a plain callable never imports the proxy, the shards or the warm start. Other
+Built-in plugins are the features' ``_plugin`` modules (agentassay/features, listed by name in its
+``BUILTINS``), each imported only when a run (or a report) needs it: ``agentassay run`` of a plain callable
+imports only the two that every run uses. Other
 plugins come, as in pytest, from the ``agentassay`` entry-point group of installed distributions,
 from ``-p MODULE`` on the command line and from ``AGENTASSAY_PLUGINS`` (comma-separated modules);
 ``-p no:NAME`` blocks one, built-ins included.
@@ -262,7 +263,7 @@ class Plugins:
         return out
 
     def with_objects(self, *objects: Any) -> Plugins:
-        """The same plugins plus ``objects`` (plugin objects for one run, e.g. mutation's kill switch)."""
+        """The same plugins plus ``objects`` (plugin objects for one run, e.g. a feature's own)."""
         out = Plugins(entry_points=False)
         out.blocked, out.modules, out.objects = (
             set(self.blocked),
@@ -311,6 +312,9 @@ class Plugins:
         """A fresh manager: the external plugins, then ``extra`` and the named built-ins (called first)."""
         pm = pluggy.PluginManager(PROJECT)
         pm.add_hookspecs(_hookspecs)
+        for b in _builtins():  # hooks a feature adds (pytest's pytest_addhooks): cheap modules of specs only
+            if b.hookspecs:
+                pm.add_hookspecs(__import__(b.hookspecs, fromlist=["_"]))
         for name, plugin in [*self.external(), *extra]:
             _register(pm, plugin, name)
         wanted = set(builtins) - self.blocked
@@ -335,9 +339,9 @@ class Plugins:
     def for_plan(self, plan: Any) -> Hooks:
         return self.hooks([b.name for b in _builtins() if b.for_plan(plan)])
 
-    def for_shards(self, shards: Sequence[Any]) -> Hooks:
-        """The plugins that merging these shards' results files needs (any shard's sections)."""
-        return self.hooks([b.name for b in _builtins() if any(b.for_results(r) for r in shards)])
+    def for_files(self, files: Sequence[Any]) -> Hooks:
+        """The plugins that combining these results files needs (any file's sections)."""
+        return self.hooks([b.name for b in _builtins() if any(b.for_results(r) for r in files)])
 
 
 def _load_ep(ep: Any) -> Any:

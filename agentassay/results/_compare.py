@@ -62,7 +62,7 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
         for e in found
     ]
     final, decision = decide(verdicts, settings, evidence=evidence)
-    made: list[str] = []  # e.g. the coverage gate (Eq. 26), as `check` applied it
+    made: list[str] = []  # a plugin's gate, as `check` applied it
     decision = hooks.chain("agentassay_decide_files", "decision", decision, plan=plan, candidate=candidate, notes=made)
     notes = baseline_notes(base, list(names), cand.suite.get("name"))
     notes += [n for n in made if n not in cand.notes]

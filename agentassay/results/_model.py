@@ -249,7 +249,7 @@ _SCENARIO_KEYS = frozenset(
 
 @dataclass(frozen=True)
 class Results:
-    kind: str  # "run" | "check" | "compare" (a merge of shards keeps the shards' kind)
+    kind: str  # "run" | "check" | "compare" (a merged file keeps the kind of its parts)
     suite: dict[str, Any]
     agent: dict[str, Any]
     settings: Settings
@@ -527,7 +527,7 @@ def aborted_record(*, aborted: str | None, interrupted: str | None, trials: int)
 
 
 def refuse_aborted(results: Results, path: str | Path, role: str) -> None:
-    """An aborted run's file is never a baseline, a candidate or a shard to merge: its decision was not reached,
+    """An aborted run's file is never a baseline, a candidate or a part to merge: its decision was not reached,
     and its trials are what was measured before it stopped, not the sample its tests were designed for."""
     if results.aborted is None:
         return

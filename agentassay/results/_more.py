@@ -111,7 +111,7 @@ def with_more_trials(
     """``scenarios`` with ``more_trials`` set for every INCONCLUSIVE regression scenario (None for the rest).
 
     Call it on final verdicts (after Holm and the other evidence), with every scenario decided together.
-    ``m``: the scenarios of the whole suite (a shard holds fewer; its levels are the whole suite's, so its
+    ``m``: the scenarios of the whole suite (a file of one process of several holds fewer; its levels are the whole suite's, so its
     estimates equal the merged file's and ``merge`` reuses them). Default: ``len(scenarios)``.
     """
     m = len(scenarios) if m is None else m

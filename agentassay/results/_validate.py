@@ -139,10 +139,10 @@ def _too_deep(data: Any) -> str | None:
     """The JSON path of a value nested deeper than ``MAX_DEPTH``, or None. The recursion stops at
     ``MAX_DEPTH`` levels, far below Python's limit (and is ~2x faster than an explicit stack)."""
 
-    def shallow(obj: Any, budget: int) -> bool:
+    def shallow(obj: Any, depth: int) -> bool:
         for v in obj.values() if type(obj) is dict else obj:
             t = type(v)
-            if (t is dict or t is list) and (budget == 0 or not shallow(v, budget - 1)):
+            if (t is dict or t is list) and (depth == 0 or not shallow(v, depth - 1)):
                 return False
         return True
 
@@ -343,7 +343,9 @@ def schema() -> dict[str, Any]:
     root = json.loads(text)
     for records in feature_records():
         for where, properties in records.schema.items():
-            root["$defs"][where].setdefault("properties", {}).update(properties)
+            # "results": keys at the file's top level (a feature's section); else a $defs entry (its records).
+            target = root if where == "results" else root["$defs"][where]
+            target.setdefault("properties", {}).update(properties)
     return root
 
 

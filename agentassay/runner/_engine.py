@@ -39,10 +39,10 @@ from ._progress import Progress
 from ._retry import backoff, is_transient
 
 HEALTH_CHECK_TRIALS = 10
-# A trial's checks (its evaluator, then the plugins' per-trial checks: contracts) get what is left of its
+# A trial's checks (its evaluator, then the plugins' per-trial checks) get what is left of its
 # config.timeout, but at least this, so a trial whose agent finished just in time is not failed by its checks.
 CHECK_FLOOR_S = 1.0
-# The checks bound themselves (a regex's timeout, the contract interpreter's deadline) to that budget; the
+# The checks bound themselves (a regex's timeout, a plugin interpreter's deadline) to that time; the
 # engine abandons them this much later, so a bounded check reports its own reason before the hard limit hits.
 CHECK_GRACE_S = 1.0
 
@@ -135,18 +135,18 @@ class Engine:
         self.settings = settings
         self.states = states
         self.role = role
-        # The seed stream: the role's own, except for paired runs (a proxy model replaying the
+        # The seed stream: the role's own, except for paired runs (a second model replaying the
         # target's seeds of `run`, so that row i of both is the same input and seed).
         self.seed_role = seed_role or role
         self.agent_version = agent_version
         self.run_id = run_id
         self.progress = progress
         self.full = full
-        # Called with each finished trial (the run's agentassay_trial_finished hook: store, budget, …).
+        # Called with each finished trial (the run's agentassay_trial_finished hook: writers, spending caps, …).
         self.on_trial = on_trial
-        # Asked before each trial starts; False holds new trials (the budget cap), in-flight ones finish.
+        # Asked before each trial starts; False holds new trials (a plugin's hold), in-flight ones finish.
         self.may_start = may_start or (lambda: True)
-        # Per-trial checks beyond the evaluator (the run's agentassay_trial_checks hook: contracts), run in the
+        # Per-trial checks beyond the evaluator (the run's agentassay_trial_checks hook), run in the
         # trial's check thread under its time limit.
         self.checks = checks
         # What plugins keep of each finished trial's trace (the run's agentassay_trial_data hook).
@@ -295,7 +295,7 @@ class Engine:
         with limit.active():
             try:
                 return state.evaluator(state.scenario.input, trace)
-            finally:  # also when the evaluator raised: the contracts still check the trace
+            finally:  # also when the evaluator raised: the plugins' checks still see the trace
                 if self.checks is not None:
                     self.checks(state, index, trace)
 

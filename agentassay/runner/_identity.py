@@ -8,7 +8,7 @@ changes a field, so equal identities mean the same agent, model, suite and softw
 * ``model``: the suite's model configuration, the model the adapter resolved (provider, name,
   temperature, base URL, offline behaviour source) and a SHA-256 of the offline behaviour table;
 * ``settings``: the settings that shape one trial and can be overridden outside the suite file
-  (timeout, retries, errors, concurrency, prices, coverage probe);
+  (timeout, retries, errors, concurrency, prices, and what a feature's part of config says shapes a trial);
 * ``agent``: the entry string, the adapter, a SHA-256 of the adapter's description of the agent
   (instructions, tools, handoffs, framework version) and ``source``: a SHA-256 over the files of the
   top-level package (or, for a top-level module, the folder) of every module the trials run — the
@@ -197,7 +197,7 @@ def identity(
     else:
         source = {"sha256": None, "problem": "the adapter was passed in, not loaded from the entry"}
     trial_settings = {k: getattr(settings, k) for k in _TRIAL_SETTINGS}
-    for part in settings_parts():  # what each feature's part says shapes a trial (the coverage probe)
+    for part in settings_parts():  # what each feature's part says shapes a trial
         trial_settings.update(settings.of(part).identity())
     return {
         "scheme": SCHEME,

@@ -28,7 +28,7 @@ class Progress:
         phase: str | None = None,
     ) -> None:
         self.stream = stream or sys.stderr
-        # A phase without a verdict of its own (the proxy's planned trials): lines say so.
+        # A phase without a verdict of its own (a second model's planned trials): lines say so.
         self.phase = phase
         self.enabled = enabled
         self.planned = max(planned, 1)

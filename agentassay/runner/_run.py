@@ -100,14 +100,14 @@ class RunOptions:
     # and where it came from (a path, or the Action's artifact), as the results file names it.
     pool: Results | None = None
     pool_from: str | None = None
-    # Options a feature reads, by name (``run_suite(**extra)``; the CLI's ``--warm-start`` → ``warm_from``,
-    # ``--shard i/n`` → ``shard``): the kernel passes them through without knowing them.
+    # Options a feature reads, by name (``run_suite(**extra)``, the CLI's feature flags; docs/plugins.md lists
+    # the built-ins'): the kernel passes them through without knowing them.
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Phase:
-    """One batch of trials: the target's (``name="target"``) or a plugin's (the proxy's ``proxy-paired``…).
+    """One batch of trials: the target's (``name="target"``) or a plugin's (a second model's paired runs…).
 
     ``role`` is the seed stream; ``agent_version`` what the traces are filed under.
     """
@@ -123,7 +123,7 @@ class Prepared:
     """What an ``agentassay_prepare`` implementation changes in the run, returned rather than assigned: the
     runner applies every implementation's after the last one, so no prepare sees another's half-made change."""
 
-    target_settings: Settings | None = None  # what the target's trials run with (a proxy allocation: fewer)
+    target_settings: Settings | None = None  # what the target's trials run with (a plugin's plan: fewer)
     seed_role: str | None = None  # the target's seed stream (a pooled recording's ``run~g``)
 
 
@@ -136,7 +136,7 @@ class Run:
         self.options = options
         self.hooks = hooks
         self.settings = suite.settings
-        # What the target's trials run with: a proxy allocation gives the target fewer trials.
+        # What the target's trials run with: a plugin's plan (``Prepared``) may give the target fewer trials.
         self.target_settings = suite.settings
         self.role = "check" if options.baseline is not None else "run"
         # The target's seed stream: the role, except in a pooled recording (``run~g``, plugins/pool.py),
@@ -146,7 +146,7 @@ class Run:
         # run's own trials, numbered after them, ``counted: false`` (they did not feed this run's tests).
         self.pooled: dict[str, tuple[TrialOutcome, ...]] = {}
         self.loaded = True  # the adapter was loaded from the entry (not passed in): its source can be digested
-        self.scenarios: tuple[Scenario, ...] = suite.scenarios  # configure may narrow it (shards)
+        self.scenarios: tuple[Scenario, ...] = suite.scenarios  # configure may narrow it (one process of several)
         self.search = [Path.cwd(), suite.root]
         self.adapter: AgentAdapter | None = None
         self.evaluators: dict[str, Evaluator] = {}
@@ -156,7 +156,7 @@ class Run:
             baseline=options.baseline,
             full=options.full,
         )
-        self.priors: dict[str, BaselineCounts] = {}  # recorded trials that warm-start a threshold SPRT
+        self.priors: dict[str, BaselineCounts] = {}  # per-scenario priors a plugin supplies (``gate.Prior``)
         self.states: dict[str, ScenarioState] = {}
         self.run_id = uuid.uuid4().hex[:16]
         self.version = agent_version(suite, options.entry, options.version)
@@ -167,7 +167,7 @@ class Run:
         self.boundary: dict[str, int] = {}  # trials whose text was repaired / redacted (agentassay/boundary.py)
         self.interrupted: str | None = None  # "SIGINT" / "SIGTERM"
         self.aborted: str | None = None  # why the run was abandoned (the agent could not be run)
-        self.held: str | None = None  # why no new trial may start (the budget)
+        self.held: str | None = None  # why no new trial may start (a plugin's hold)
         self.target: EngineOutcome | None = None
 
     # -- what plugins use ------------------------------------------------------------------------
@@ -181,7 +181,8 @@ class Run:
 
     @property
     def m(self) -> int:
-        """Scenarios of the whole suite: every multiplicity-dependent level uses it, also in a shard."""
+        """Scenarios of the whole suite: every multiplicity-dependent level uses it, also when this process
+        runs only some of them."""
         return len(self.suite.scenarios)
 
     @property
@@ -354,7 +355,7 @@ class Run:
 
     def narrow(self, found: Sequence[Any]) -> None:
         """``agentassay_configure``'s results: this process runs the scenarios every returned list keeps
-        (the shards plugin's slice), in suite order."""
+        (a plugin's slice of the suite), in suite order."""
         for kept in found:
             names = {s.name for s in kept}
             self.scenarios = tuple(s for s in self.scenarios if s.name in names)

@@ -1,7 +1,6 @@
 """Run a whole suite: the order of the run's hooks, and nothing else (docs/architecture.md, "Hooks").
 
-Every feature — the trace store, the budget cap, shards, warm starts, behaviour-shift tests, the proxy
-model, coverage, and any installed plugin — is a plugin on these hooks (agentassay/plugins); what a run is
+Every feature (agentassay/features, each a package) and any installed plugin is a plugin on these hooks (agentassay/plugins); what a run is
 lives in runner/_run.py, how evidence becomes verdicts in the gate.
 """
 
@@ -9,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .._errors import AgentAssayError, ExitCode
 from ..evaluators import build_evaluator
 from ..gate import Candidate, decide
+from ..gate._evidence import ReadOnly
 from ..integrations.adapters import AgentAdapter
 from ..results import Results, TrialOutcome
 from ..spec import Suite
@@ -109,7 +108,7 @@ def run_suite(
         run.add_sections(hooks.call("agentassay_results_sections", run=run))
         verdicts = {name: st.monitor.finish() for name, st in run.states.items()}
         # What evidence reads, frozen: the trials and a read-only view of the sections (as compare gives it).
-        candidate = Candidate(run.trials, MappingProxyType(run.sections))
+        candidate = Candidate(run.trials, ReadOnly(run.sections))
         found = hooks.call("agentassay_scenario_evidence", plan=run.plan, candidate=candidate)
         evidence = [e for each in found for e in each]
         final, decision = decide(verdicts, suite.settings, evidence=evidence)

@@ -508,7 +508,7 @@ class _Parser:
         )
 
     def model(self, node: yaml.Node, where: str = "model") -> ModelConfig:
-        """``model:`` (or ``config.proxy.model``): a provider name or a mapping."""
+        """``model:`` (or a feature's model key, ``where``): a provider name or a mapping."""
         if isinstance(node, yaml.ScalarNode):
             v = self.value(node)
             if isinstance(v, str) and v not in PROVIDERS:

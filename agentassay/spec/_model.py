@@ -99,7 +99,7 @@ class Scenario:
     line: int | None = None  # line in the suite file, for messages
     description: str = ""
     # Structural witness objectives this scenario was generated for (``agentassay generate``),
-    # e.g. ("UseTool(faq_agent, faq_lookup_tool)", "Reach(faq_agent)"); coverage reports by them.
+    # e.g. ("UseTool(faq_agent, faq_lookup_tool)", "Reach(faq_agent)"); reports group by them.
     witness: tuple[str, ...] = ()
     # Keys of this scenario that plugins own, by key (validated by the plugin, not the loader).
     extensions: dict[str, Extension] = field(default_factory=dict, compare=False)
@@ -139,7 +139,7 @@ class Settings:
         object.__setattr__(self, "features", kept)
 
     def of(self, kind: type[F]) -> F:
-        """A feature's part, typed: ``settings.of(BudgetSettings).usd``; its defaults when unset."""
+        """A feature's part, typed: ``settings.of(MySettings).option``; its defaults when unset."""
         part = self.features.get(kind.NAME)
         return part if isinstance(part, kind) else kind()
 

@@ -56,6 +56,8 @@ class BuiltinPlugin:
     # "module:attr" of its :class:`FeatureRecords`: keys of its own in the results file's trial, scenario and
     # verdict records, how to read them back and their JSON Schema; imported when a results file is read.
     records: str | None = None
+    # Module of hook specifications it adds (hooks it calls and other plugins implement), e.g. its own merge.
+    hookspecs: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,8 @@ class FeatureRecords:
     record (beside ``fixed_n``) and a scenario's verdict; every file carries them (null when absent), and
     ``read(raw)`` turns a file's value into the in-memory one (None: unusable, so a damaged value costs only
     the feature's own test, never the file). ``schema``: JSON Schema ``properties`` it adds to the results
-    schema's ``$defs`` (``{"settings" | "scenario" | "scenario_verdict" | "trial": {key: schema}}``).
+    schema's ``$defs`` (``{"settings" | "scenario" | "scenario_verdict" | "trial": {key: schema}}``), or to its
+    top level (``"results"``: the feature's own sections).
     """
 
     trial: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)

@@ -1,7 +1,7 @@
 """The execution trace (paper Def. 3.2), extended with handoffs, errors, tokens and metadata.
 
 A trace is what one trial of an agent leaves behind. Everything downstream (evaluators,
-behaviour features, coverage, reports) reads traces, never the agent, so the JSON form is versioned
+behaviour features, the features' analyses, reports) reads traces, never the agent, so the JSON form is versioned
 and stable: ``Trace.from_dict(trace.to_dict()) == trace``.
 """
 

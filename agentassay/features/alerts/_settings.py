@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from ...spec import FeatureSettings
-from ...spec._settings import dataclass_fields
+from ...spec._settings import FeatureRecords, dataclass_fields
 
 KEYS = ("enabled", "max_age_days", "cost_ratio", "latency_ratio", "latency_floor_s")
 
@@ -59,3 +59,7 @@ class AlertsConfig(FeatureSettings):
         if not isinstance(a, dict):  # absent or damaged: the defaults (alerts are for the reader)
             return cls()
         return cls(**{k: v for k, v in a.items() if k in dataclass_fields(cls)})
+
+
+# Its entries in the results file's JSON Schema (merged into the kernel's by results/_validate.py).
+RECORDS = FeatureRecords(schema={"settings": {"alerts": {"type": ["object", "null"]}}})

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ...spec import FeatureSettings, Settings
+from ...spec._settings import FeatureRecords
 
 
 @dataclass(frozen=True)
@@ -41,3 +42,7 @@ class BudgetSettings(FeatureSettings):
     @classmethod
     def from_settings(cls, raw: Mapping[str, Any]) -> BudgetSettings:
         return cls(raw.get("budget_usd"))
+
+
+# Its entries in the results file's JSON Schema (merged into the kernel's by results/_validate.py).
+RECORDS = FeatureRecords(schema={"settings": {"budget_usd": {"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 1000000000}}})

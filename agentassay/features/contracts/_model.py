@@ -741,13 +741,13 @@ class _Parser:
         return _Built("output_schema", check)
 
     def _python(self, value: Any, key: str) -> _Built:
-        from ...evaluators._checks import _resolve, _Where
+        from ...evaluators import Where, resolve
         from ...spec import Check as SpecCheck
 
         if not isinstance(value, str):
             raise self.error(key, "expected 'module:function'", expected="a string", got=value)
-        where = _Where(self.ext.file, Scenario("contracts", ""), self.search)
-        fn = _resolve(
+        where = Where(self.ext.file, Scenario("contracts", ""), self.search)
+        fn = resolve(
             SpecCheck("python", value, {}, line=self.lines.line(key) or self.ext.line, key=key), where
         )
         who = f"python {value}"

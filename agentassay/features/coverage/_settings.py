@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from ...spec import FeatureSettings
-from ...spec._settings import dataclass_fields
+from ...spec._settings import FeatureRecords, dataclass_fields
 
 KEYS = ("enabled", "manifest", "derive_restrictions", "probe_restricted", "min", "weights", "state_lambda", "models")
 DIMENSIONS = ("tool", "path", "state", "boundary", "model")
@@ -88,3 +88,7 @@ def _option(reader: Any, k: str, vnode: Any, sub: str) -> Any:
     if not any(weights.values()):
         raise reader.err(vnode, sub, "at least one weight must be > 0.", expected="weights", got="all zero")
     return weights
+
+
+# Its entries in the results file's JSON Schema (merged into the kernel's by results/_validate.py).
+RECORDS = FeatureRecords(schema={"results": {"coverage": {"type": ["object", "null"]}}, "settings": {"coverage": {"type": ["object", "null"]}}})

@@ -110,7 +110,7 @@ class RelationCheck:
         return None if n <= int(self.value) else f"the follow-up output has {n} words, more than {self.value}"
 
     def _python(self, s: Side, f: Side) -> str | None:
-        from ...evaluators._checks import _outcome
+        from ...evaluators import outcome as _outcome
 
         assert self.function is not None
         who = f"check {self.value}"

@@ -130,12 +130,12 @@ class _Reader:
         return value
 
     def resolve(self, key: str, entry: Any) -> Any:
-        from ...evaluators._checks import _resolve, _Where
+        from ...evaluators import Where, resolve
 
         if not isinstance(entry, str):
             raise self.error(key, f"expected 'module:function', got {entry!r}.", expected="'module:function'")
-        where = _Where(self.ext.file, self.scenario, self.search)
-        return _resolve(
+        where = Where(self.ext.file, self.scenario, self.search)
+        return resolve(
             Check("python", entry, {}, line=self.lines.line(key) or self.ext.line, key=key), where
         )
 

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from ...spec import FeatureSettings, ModelConfig, Settings
+from ...spec._settings import FeatureRecords
 
 KEYS = ("model", "paired", "min_target")
 
@@ -74,3 +75,7 @@ class ProxySettings(FeatureSettings):
             paired=raw.get("proxy_paired", 20),
             min_target=raw.get("proxy_min_target", 10),
         )
+
+
+# Its entries in the results file's JSON Schema (merged into the kernel's by results/_validate.py).
+RECORDS = FeatureRecords(schema={"results": {"proxy": {"type": ["object", "null"]}}, "settings": {"proxy": {"type": ["object", "null"]}, "proxy_paired": {"type": "integer", "minimum": 0, "maximum": 1000000000}, "proxy_min_target": {"type": "integer", "minimum": 0, "maximum": 1000000000}}})

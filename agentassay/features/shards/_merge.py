@@ -188,7 +188,7 @@ def _plugin_sections(
     from ...plugins import default_plugins
 
     shards = [r for r, _ in ordered]
-    hooks = (plugins or default_plugins()).for_shards(shards)
+    hooks = (plugins or default_plugins()).for_files(shards)
     names = [s.name for s in _interleave(shards)]
     made: dict[str, Any] = {}
     for found in hooks.call(

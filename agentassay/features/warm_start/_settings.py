@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ...spec import FeatureSettings
+from ...spec._settings import FeatureRecords
 from ..fingerprints._settings import switch
 
 KEYS = ("enabled", "inflation")
@@ -40,3 +41,7 @@ class WarmStartSettings(FeatureSettings):
     @classmethod
     def from_settings(cls, raw: Mapping[str, Any]) -> WarmStartSettings:
         return cls(enabled=bool(raw.get("warm_start", True)), inflation=raw.get("warm_inflation", 1.5))
+
+
+# Its entries in the results file's JSON Schema (merged into the kernel's by results/_validate.py).
+RECORDS = FeatureRecords(schema={"settings": {"warm_start": {"type": "boolean"}, "warm_inflation": {"type": "number", "minimum": 1, "maximum": 1000000}}})

@@ -33,9 +33,9 @@ def read_store(path: Path, stats: ImportStats) -> Iterator[ImportedTrace]:
                 f"{path}: an SQLite database, but not an AgentAssay trace store (no trials table)"
             )
         schema = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if schema is None or schema[0] not in ("1", "2"):
+        if schema is None or schema[0] not in ("1", "2", "3"):  # 3: per-trial plugin data in one column
             raise TraceImportError(
-                f"{path}: trace store schema {schema[0] if schema else 'unknown'}, this version reads 1 and 2"
+                f"{path}: trace store schema {schema[0] if schema else 'unknown'}, this version reads 1 to 3"
             )
     except sqlite3.DatabaseError as exc:
         db.close()

@@ -8,7 +8,6 @@ errors name paths, not lines, and cannot suggest the intended key. docs/suite.md
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import re
@@ -19,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from .._config_check import closest
 from .._errors import AgentAssayError
 from .._limits import compile_pattern, regex_error
 from ._kinds import check_kinds, kind_names
@@ -201,12 +201,12 @@ def parse_suite(text: str, *, path: Path | None = None, plugin_keys: PluginKeys 
 
 def _missing_file(p: Path, shown: str) -> SpecError:
     folder = p.parent if str(p.parent) else Path(".")
-    near: list[str] = []
+    near: str | None = None
     if folder.is_dir():
         names = [c.name for c in folder.iterdir() if c.suffix in (".yml", ".yaml")]
-        near = difflib.get_close_matches(p.name, names, n=1, cutoff=0.6)
-    hint = f" Did you mean '{folder / near[0]}'?" if near else ""
-    return SpecError(f"file not found.{hint}", file=shown, suggestion=str(folder / near[0]) if near else None)
+        near = closest(p.name, names)
+    hint = f" Did you mean '{folder / near}'?" if near else ""
+    return SpecError(f"file not found.{hint}", file=shown, suggestion=str(folder / near) if near else None)
 
 
 def _yaml_error(e: yaml.MarkedYAMLError, shown: str | None) -> SpecError:
@@ -248,15 +248,6 @@ def _describe(value: Any) -> str:
     if isinstance(value, dict):
         return "an empty mapping" if not value else "a mapping"
     return f"{value} ({type(value).__name__})"
-
-
-def _closest(name: str, valid: Iterable[str]) -> str | None:
-    valid = list(valid)
-    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
-    if not close:
-        lowered = {v.lower(): v for v in valid}
-        close = [lowered[m] for m in difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)]
-    return close[0] if close else None
 
 
 def _slug(text: str) -> str:
@@ -310,7 +301,7 @@ class _Parser:
         self, node: yaml.Node, key: str | None, name: str, valid: Iterable[str], noun: str
     ) -> SpecError:
         valid = sorted(valid)
-        best = _closest(name, valid)
+        best = closest(name, valid)
         did = f" Did you mean '{best}'?" if best else ""
         return self.err(
             node,
@@ -392,7 +383,7 @@ class _Parser:
         if isinstance(v, str) and v in choices:
             return v
         expected = "one of " + ", ".join(choices)
-        best = _closest(v, choices) if isinstance(v, str) else None
+        best = closest(v, choices) if isinstance(v, str) else None
         hint = f" Did you mean '{best}'?" if best else ""
         got = _describe(v)
         raise self.err(
@@ -512,7 +503,7 @@ class _Parser:
         if isinstance(node, yaml.ScalarNode):
             v = self.value(node)
             if isinstance(v, str) and v not in PROVIDERS:
-                best = _closest(v, PROVIDERS)
+                best = closest(v, PROVIDERS)
                 did = f" Did you mean '{best}'?" if best else ""
                 raise self.err(
                     node,
@@ -918,7 +909,7 @@ class _Parser:
         if not isinstance(name, str):
             raise self.expected(node, key, "a check kind (" + ", ".join(kind_names()) + ")", name)
         if name not in kind_names():
-            best = _closest(name, kind_names())
+            best = closest(name, kind_names())
             did = f" Did you mean '{best}'?" if best else ""
             kinds = ", ".join(sorted(kind_names()))
             raise self.err(

@@ -15,7 +15,6 @@ and, where the contract allows it, a tool's name for the arguments of the call b
 from __future__ import annotations
 
 import ast
-import difflib
 import json
 import math
 import re
@@ -23,6 +22,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._config_check import closest
 from ..._errors import AgentAssayError
 from ..._limits import PatternTimeout, UserPattern, compile_pattern, expired, regex_error
 
@@ -115,13 +115,8 @@ class EvalError(AgentAssayError):
     """An expression that failed on one trace (a type mismatch, a missing field): that trial's contract is violated."""
 
 
-def _closest(name: str, valid: Collection[str]) -> str | None:
-    close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
-    return close[0] if close else None
-
-
 def _unknown(what: str, name: str, valid: Collection[str], note: str = "") -> ExprError:
-    near = _closest(name, valid)
+    near = closest(name, valid)
     hint = f"; did you mean '{near}'?" if near else f" (valid: {', '.join(valid)})"
     return ExprError(f"unknown {what} '{name}'{note}{hint}", name=name, suggestion=near)
 
@@ -294,7 +289,7 @@ class _Checker:
             return
         if name in FUNCTIONS:
             raise ExprError(f"'{name}' is a function: call it, e.g. {name}(tools)", name=name)
-        if self.allow and (name in self.known or (not _closest(name, ROOTS) and name not in FUNCTIONS)):
+        if self.allow and (name in self.known or (not closest(name, ROOTS) and name not in FUNCTIONS)):
             raise ExprError(
                 f"unknown name '{name}': read a tool's argument by name ({name}.<argument>); "
                 f"other names: {', '.join(ROOTS)}",
@@ -343,7 +338,7 @@ class _Checker:
 
     def _tool(self, name: str) -> None:
         if not self.allow:
-            near = _closest(name, ROOTS)
+            near = closest(name, ROOTS)
             if near:
                 raise _unknown("name", name, ROOTS)
             raise ExprError(
@@ -353,7 +348,7 @@ class _Checker:
             )
         if not isinstance(self.allow, bool) and name not in self.allow:
             allowed = ", ".join(sorted(self.allow))
-            near = _closest(name, [*self.allow, *ROOTS])
+            near = closest(name, [*self.allow, *ROOTS])
             hint = f"; did you mean '{near}'?" if near else ""
             raise ExprError(
                 f"unknown name '{name}': here only the arguments of {allowed} can be read{hint}",

@@ -19,8 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
+from ..._config_check import KeyLines, closest
 from ..._limits import PatternTimeout, compile_pattern, doing, regex_error
 from ...spec import Extension, Scenario, SpecError, Suite
 from ...traces import Action, Step, Trace
@@ -262,45 +261,6 @@ class _Target:
         return self.name if self.kind == "tool" else f"handoff {self.name}"
 
 
-# -- locating nested keys -------------------------------------------------------------------------
-
-
-class _Lines:
-    """Lines of nested keys (``scenarios[0].contracts[1].require``), from the suite file composed again.
-
-    The loader keeps only the line of the ``contracts:`` value; errors inside it should point at the
-    item or key itself. Without a file (a suite parsed from text) every error gets that one line.
-    """
-
-    def __init__(self, path: Path | None) -> None:
-        self.root: yaml.Node | None = None
-        if path is not None:
-            try:
-                self.root = yaml.compose(Path(path).read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
-            except (OSError, UnicodeDecodeError, yaml.YAMLError):
-                self.root = None
-
-    def line(self, key: str) -> int | None:
-        node, line = self.root, None
-        for token in re.findall(r"\[\d+\]|[^.\[\]]+", key):
-            if isinstance(node, yaml.SequenceNode) and token.startswith("["):
-                i = int(token[1:-1])
-                if i >= len(node.value):
-                    return line
-                node = node.value[i]
-                line = node.start_mark.line + 1
-            elif isinstance(node, yaml.MappingNode) and not token.startswith("["):
-                for knode, vnode in node.value:
-                    if isinstance(knode, yaml.ScalarNode) and knode.value == token:
-                        node, line = vnode, knode.start_mark.line + 1
-                        break
-                else:
-                    return line
-            else:
-                return line
-        return line
-
-
 # -- parsing -----------------------------------------------------------------------------------------
 
 
@@ -312,7 +272,7 @@ class _Parser:
         ext: Extension,
         *,
         scope: str,
-        lines: _Lines,
+        lines: KeyLines,
         suite: Suite,
         search: Sequence[str | os.PathLike[str]],
         known_tools: Collection[str] = (),
@@ -383,7 +343,7 @@ class _Parser:
             )
         for k in raw:
             if k not in KINDS and k not in OPTIONS:
-                near = _closest(str(k), [*KINDS, *OPTIONS])
+                near = closest(str(k), [*KINDS, *OPTIONS])
                 hint = f"; did you mean '{near}'?" if near else ""
                 raise self.error(
                     f"{key}.{k}",
@@ -451,7 +411,7 @@ class _Parser:
             raise self.error(key, "expected a tool name, {tool: name} or {handoff: agent}", got=raw)
         for k in raw:
             if k not in allowed:
-                near = _closest(str(k), allowed)
+                near = closest(str(k), allowed)
                 hint = f"; did you mean '{near}'?" if near else ""
                 raise self.error(
                     f"{key}.{k}", f"unknown key '{k}'{hint} (expected {', '.join(allowed)})", suggestion=near
@@ -523,7 +483,7 @@ class _Parser:
             )
         for k in value:
             if k not in _ARGUMENT_KEYS:
-                near = _closest(str(k), _ARGUMENT_KEYS)
+                near = closest(str(k), _ARGUMENT_KEYS)
                 hint = f"; did you mean '{near}'?" if near else ""
                 raise self.error(
                     f"{key}.{k}",
@@ -797,13 +757,6 @@ def _lookup(args: Mapping[str, Any], path: Sequence[str]) -> tuple[bool, Any]:
     return True, value
 
 
-def _closest(name: str, valid: Sequence[str]) -> str | None:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
-    return close[0] if close else None
-
-
 def _renamed(c: Contract, name: str) -> Contract:
     from dataclasses import replace
 
@@ -826,7 +779,7 @@ def suite_contracts(
     known, so a misspelt tool is an error rather than a contract that can never apply.
     """
     folders = list(search) if search is not None else [Path.cwd(), suite.root]
-    lines = _Lines(suite.path)
+    lines = KeyLines(suite.path)
 
     def parse(ext: Extension, scope: str) -> list[Contract]:
         return _Parser(

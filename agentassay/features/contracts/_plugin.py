@@ -202,11 +202,11 @@ def agentassay_prepare(run: Run) -> None:
 
 
 def _unknown(c: Contract, what: str, name: str, have: set[str]) -> SpecError:
-    import difflib
+    from ..._config_check import closest, did_you_mean
 
     valid = sorted(have) + (list(ROOTS) if what == "tool" and c.kind == "require" else [])
-    near = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
-    hint = f" Did you mean '{near[0]}'?" if near else ""
+    near = closest(name, valid)
+    hint = did_you_mean(near)
     owner = "the agent's tools" if what == "tool" else "the workflow's agents"
     return SpecError(
         f"contract {c.name!r} names the {what} {name!r}, which is not among {owner} ({', '.join(sorted(have))}), so "
@@ -214,7 +214,7 @@ def _unknown(c: Contract, what: str, name: str, have: set[str]) -> SpecError:
         file=c.file,
         line=c.line,
         key=f"{c.key}.{c.kind}",
-        suggestion=near[0] if near else None,
+        suggestion=near,
     )
 
 

@@ -8,7 +8,6 @@ bad judge is exit 3 naming the key, not a failure repeated in every trial.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import importlib.util
 import inspect
@@ -19,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..._config_check import show, unknown_message
 from ...spec import ModelConfig, SpecError, Suite
 from ...spec._model import PROVIDERS, Extension
 
@@ -109,23 +109,11 @@ def _err(
     )
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
-
-
 def _check_keys(ext: Extension, sub: str | None, value: Mapping[str, Any], valid: tuple[str, ...]) -> None:
     for k in value:
         if k not in valid:
-            best = difflib.get_close_matches(str(k), valid, n=1)
-            did = f" Did you mean '{best[0]}'?" if best else ""
-            where = f"{sub}.{k}" if sub else str(k)
-            raise _err(
-                ext,
-                where,
-                f"unknown key {k!r}.{did} Valid keys: {', '.join(valid)}.",
-                suggestion=best[0] if best else None,
-            )
+            message, best = unknown_message("key", k, valid)
+            raise _err(ext, f"{sub}.{k}" if sub else str(k), message, suggestion=best)
 
 
 def _model(ext: Extension, raw: Any) -> ModelConfig:
@@ -138,25 +126,23 @@ def _model(ext: Extension, raw: Any) -> ModelConfig:
             "expected a mapping like the suite's `model:`, e.g. "
             "`model: {provider: openai, name: gpt-4.1-mini}`.",
             expected="a mapping",
-            got=_show(raw),
+            got=show(raw),
         )
     _check_keys(ext, "model", raw, MODEL_KEYS)
     provider = raw.get("provider", "offline")
     if provider not in PROVIDERS:
-        best = difflib.get_close_matches(str(provider), PROVIDERS, n=1)
-        did = f" Did you mean '{best[0]}'?" if best else ""
         raise _err(
             ext,
             "model.provider",
-            f"unknown provider {provider!r}.{did} Valid providers: {', '.join(PROVIDERS)}.",
+            unknown_message("provider", provider, PROVIDERS)[0],
             expected="one of " + ", ".join(PROVIDERS),
-            got=_show(provider),
+            got=show(provider),
         )
     kw: dict[str, Any] = {"provider": provider}
     for k in ("name", "behaviour", "base_url", "api_key_env"):
         v = raw.get(k)
         if v is not None and not isinstance(v, str):
-            raise _err(ext, f"model.{k}", "expected a string.", expected="a string", got=_show(v))
+            raise _err(ext, f"model.{k}", "expected a string.", expected="a string", got=show(v))
         kw[k] = v
     if kw["base_url"] is not None and not re.match(r"^https?://", kw["base_url"]):
         raise _err(
@@ -164,7 +150,7 @@ def _model(ext: Extension, raw: Any) -> ModelConfig:
             "model.base_url",
             "expected an http(s) URL, e.g. http://localhost:8000/v1.",
             expected="an http(s) URL",
-            got=_show(kw["base_url"]),
+            got=show(kw["base_url"]),
         )
     env = kw["api_key_env"]
     if env is not None and not _ENV_RE.match(env):  # never echo it: it may be the key itself
@@ -178,7 +164,7 @@ def _model(ext: Extension, raw: Any) -> ModelConfig:
     t = raw.get("temperature")
     if t is not None and (isinstance(t, bool) or not isinstance(t, int | float) or t < 0):
         raise _err(
-            ext, "model.temperature", "expected a number >= 0.", expected="a number >= 0", got=_show(t)
+            ext, "model.temperature", "expected a number >= 0.", expected="a number >= 0", got=show(t)
         )
     kw["temperature"] = None if t is None else float(t)
     return ModelConfig(**kw)
@@ -186,7 +172,7 @@ def _model(ext: Extension, raw: Any) -> ModelConfig:
 
 def _number(ext: Extension, key: str, v: Any, expected: str, ok: Callable[[float], bool]) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float) or not ok(float(v)):
-        raise _err(ext, key, f"expected {expected}.", expected=expected, got=_show(v))
+        raise _err(ext, key, f"expected {expected}.", expected=expected, got=show(v))
     return float(v)
 
 
@@ -213,7 +199,7 @@ def parse_judge(ext: Extension, base: Mapping[str, Any] | None = None) -> JudgeC
             None,
             "expected a mapping (rubric, model, scale, threshold, repeats) or false.",
             expected="a mapping or false",
-            got=_show(raw),
+            got=show(raw),
         )
     _check_keys(ext, None, raw, JUDGE_KEYS)
     merged = {**(base or {}), **raw}
@@ -225,7 +211,7 @@ def parse_judge(ext: Extension, base: Mapping[str, Any] | None = None) -> JudgeC
             "required: what a passing reply must do, in words the judge can apply, e.g. "
             '`rubric: "The reply tells the customer their new seat number."`.',
             expected="a non-empty string",
-            got=_show(rubric) if rubric is not None else "nothing",
+            got=show(rubric) if rubric is not None else "nothing",
         )
     if "model" not in merged or merged["model"] is None:
         raise _err(
@@ -260,14 +246,12 @@ def parse_judge(ext: Extension, base: Mapping[str, Any] | None = None) -> JudgeC
                 )
     scale = merged.get("scale", "pass_fail")
     if scale not in SCALES:
-        best = difflib.get_close_matches(str(scale), SCALES, n=1)
-        did = f" Did you mean '{best[0]}'?" if best else ""
         raise _err(
             ext,
             "scale",
-            f"unknown scale {scale!r}.{did} Valid scales: {', '.join(SCALES)}.",
+            unknown_message("scale", scale, SCALES)[0],
             expected="pass_fail or 1-5",
-            got=_show(scale),
+            got=show(scale),
         )
     threshold = DEFAULT_THRESHOLD
     if scale == "1-5" and merged.get("threshold") is not None:
@@ -285,7 +269,7 @@ def parse_judge(ext: Extension, base: Mapping[str, Any] | None = None) -> JudgeC
             "repeats",
             "expected a whole number >= 1: how many times each trace is graded.",
             expected="an integer >= 1",
-            got=_show(repeats),
+            got=show(repeats),
         )
     return JudgeConfig(rubric=rubric.strip(), model=model, scale=scale, threshold=threshold, repeats=repeats)
 

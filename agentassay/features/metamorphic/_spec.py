@@ -8,16 +8,12 @@ words — is a :class:`SpecError` naming the file, the line, the key and the fix
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import yaml
-
+from ..._config_check import KeyLines, closest, did_you_mean
 from ..._limits import compile_pattern, regex_error
 from ...spec import Check, Extension, Scenario, SpecError, Suite
 from ._checks import CHECKS, PLAIN, VALUED, RelationCheck
@@ -49,49 +45,11 @@ class Relation:
         return {"family": self.family, "transform": self.transform.to_dict(), "check": self.check.to_json()}
 
 
-class _Lines:
-    """Lines of keys inside a plugin's value (``scenarios[0].metamorphic[1].transform``), from the file
-    composed again: the loader keeps only the line of the ``metamorphic:`` value itself."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.root: yaml.Node | None = None
-        if path is not None:
-            try:
-                self.root = yaml.compose(Path(path).read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
-            except (OSError, UnicodeDecodeError, yaml.YAMLError):
-                self.root = None
-
-    def line(self, key: str) -> int | None:
-        node, line = self.root, None
-        for token in re.findall(r"\[\d+\]|[^.\[\]]+", key):
-            if isinstance(node, yaml.SequenceNode) and token.startswith("["):
-                i = int(token[1:-1])
-                if i >= len(node.value):
-                    return line
-                node = node.value[i]
-                line = node.start_mark.line + 1
-            elif isinstance(node, yaml.MappingNode) and not token.startswith("["):
-                for knode, vnode in node.value:
-                    if isinstance(knode, yaml.ScalarNode) and knode.value == token:
-                        node, line = vnode, knode.start_mark.line + 1
-                        break
-                else:
-                    return line
-            else:
-                return line
-        return line
-
-
-def _near(name: str, valid: Iterable[str]) -> str | None:
-    found = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
-    return found[0] if found else None
-
-
 class _Reader:
     """Reads one ``metamorphic:`` value; every error is located at the innermost key it is about."""
 
     def __init__(
-        self, ext: Extension, scenario: Scenario, suite: Suite, lines: _Lines, search: Sequence[str]
+        self, ext: Extension, scenario: Scenario, suite: Suite, lines: KeyLines, search: Sequence[str]
     ) -> None:
         self.ext, self.scenario, self.suite, self.lines, self.search = (
             ext,
@@ -114,8 +72,8 @@ class _Reader:
         )
 
     def unknown(self, key: str, name: Any, valid: Sequence[str], noun: str) -> SpecError:
-        near = _near(name, valid)
-        hint = f" Did you mean '{near}'?" if near else ""
+        near = closest(str(name), valid)
+        hint = did_you_mean(near)
         return self.error(key, f"unknown {noun} {name!r}; valid: {', '.join(valid)}.{hint}", suggestion=near)
 
     def integer(self, key: str, value: Any, low: int, high: int | None, what: str) -> int:
@@ -217,7 +175,7 @@ class _Reader:
                 expected="one transformation",
             )
         if not isinstance(value, dict):
-            near = _near(value, TRANSFORMS) if isinstance(value, str) else None
+            near = closest(value, TRANSFORMS) if isinstance(value, str) else None
             hint = f" Write `transform: {{{near}: …}}`." if near else ""
             raise self.error(
                 key,
@@ -297,7 +255,7 @@ def config_trials(suite: Suite) -> int | None:
     ext = suite.extensions.get("config.metamorphic")
     if ext is None or ext.value is None:
         return None
-    lines = _Lines(suite.path)
+    lines = KeyLines(suite.path)
 
     def error(key: str, message: str, suggestion: str | None = None) -> SpecError:
         return SpecError(
@@ -308,8 +266,8 @@ def config_trials(suite: Suite) -> int | None:
         raise error(ext.key, f"expected a mapping like `{{trials: 30}}`, got {ext.value!r}.")
     for k in ext.value:
         if k not in CONFIG_KEYS:
-            near = _near(k, CONFIG_KEYS)
-            hint = f" Did you mean '{near}'?" if near else ""
+            near = closest(str(k), CONFIG_KEYS)
+            hint = did_you_mean(near)
             raise error(f"{ext.key}.{k}", f"unknown key {k!r}; valid: {', '.join(CONFIG_KEYS)}.{hint}", near)
     trials = ext.value.get("trials")
     if trials is None:
@@ -325,7 +283,7 @@ def suite_relations(
     suite: Suite, *, search: Sequence[str | os.PathLike[str]] = ()
 ) -> dict[str, tuple[Relation, ...]]:
     """Every scenario's relations, by scenario name (scenarios without ``metamorphic:`` left out)."""
-    lines = _Lines(suite.path)
+    lines = KeyLines(suite.path)
     folders = [os.fspath(s) for s in search]
     out: dict[str, tuple[Relation, ...]] = {}
     for sc in suite.scenarios:

@@ -6,11 +6,11 @@ Every error names the file, the line and the key, says what was expected and how
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._config_check import closest, did_you_mean
 from ...spec import PROVIDERS, ModelConfig, SpecError, Suite
 from ._operators import OPERATORS
 
@@ -44,8 +44,7 @@ class MutationConfig:
 
 
 def _closest(name: str, valid: Iterable[str]) -> str:
-    best = difflib.get_close_matches(name, list(valid), n=1)
-    return f" Did you mean '{best[0]}'?" if best else ""
+    return did_you_mean(closest(name, valid))
 
 
 def parse_classes(value: Any, where: str, error: Any) -> tuple[str, ...]:

@@ -27,7 +27,6 @@ hand should fix it in one pass, not one error per run.
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +35,7 @@ from typing import Any, NoReturn
 
 import yaml
 
+from ..._config_check import closest, show
 from ..._errors import AgentAssayError
 from ._model import AgentNode, Delegation, Edge, Manifest, ToolNode
 
@@ -136,19 +136,8 @@ def _rebuild_error(
 # -- small helpers --------------------------------------------------------------------------------
 def _did_you_mean(word: object, candidates: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest candidate, or an empty string."""
-    pool = list(dict.fromkeys(candidates))
-    if not isinstance(word, str) or not pool:
-        return ""
-    alias = _ALIASES.get(word.lower())
-    if alias in pool:
-        return f" (did you mean '{alias}'?)"
-    # A prefix ('triage' for 'triage_agent') is the likeliest slip; otherwise only close spellings,
-    # since ids share suffixes like '_agent' that make unrelated ones look alike.
-    lowered = {p.lower(): p for p in pool}
-    key = word.lower()
-    close = [p for low, p in lowered.items() if low.startswith(key) or key.startswith(low)][:1]
-    close = close or [lowered[c] for c in difflib.get_close_matches(key, list(lowered), n=1, cutoff=0.8)]
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    best = closest(word, candidates, aliases=_ALIASES) if isinstance(word, str) else None
+    return f" (did you mean '{best}'?)" if best else ""
 
 
 def _type_name(value: object) -> str:
@@ -163,11 +152,6 @@ def _type_name(value: object) -> str:
     if isinstance(value, float):
         return "a number"
     return f"a {type(value).__name__}"
-
-
-def _show(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _pair(edge: Edge) -> str:
@@ -209,7 +193,7 @@ def _check_keys(
         if key not in allowed:
             hint = _did_you_mean(key, allowed) or f" (known keys: {', '.join(allowed)})"
             prefix = f"{where}: " if where else ""
-            problems.add(field or where or "(top level)", f"{prefix}unknown key {_show(key)}{hint}")
+            problems.add(field or where or "(top level)", f"{prefix}unknown key {show(key)}{hint}")
 
 
 def _string(
@@ -223,7 +207,7 @@ def _string(
     if not isinstance(value, str):
         # YAML reads bare no/yes/on/off as booleans and 1e3 as a number: quoting fixes it.
         hint = " (quote it to keep it a string)" if isinstance(value, bool | int | float) else ""
-        problems.add(field, f"{where}: expected a string, got {_type_name(value)} {_show(value)}{hint}")
+        problems.add(field, f"{where}: expected a string, got {_type_name(value)} {show(value)}{hint}")
         return None
     if required and not value.strip():
         problems.add(field, f"{where}: expected a non-empty string")
@@ -238,7 +222,7 @@ def _choice(
         return default
     if not isinstance(value, str) or value not in choices:
         hint = _did_you_mean(value, choices)
-        problems.add(field, f"{where}: expected one of {', '.join(choices)}, got {_show(value)}{hint}")
+        problems.add(field, f"{where}: expected one of {', '.join(choices)}, got {show(value)}{hint}")
         return default
     return value
 
@@ -266,7 +250,7 @@ def _parse_node_entries(
             continue
         if not isinstance(item, Mapping):
             problems.add(
-                section, f"{where}: expected a mapping with an 'id', got {_type_name(item)} {_show(item)}"
+                section, f"{where}: expected a mapping with an 'id', got {_type_name(item)} {show(item)}"
             )
             continue
         _check_keys(item, keys, where, problems, field=section)
@@ -284,7 +268,7 @@ def _parse_pairs(raw: Any, field: str, problems: _Problems) -> list[Edge]:
             or len(item) != 2
             or not all(isinstance(x, str) and x.strip() for x in item)
         ):
-            problems.add(field, f"{where}: expected an [agent, tool] pair of two ids, got {_show(item)}")
+            problems.add(field, f"{where}: expected an [agent, tool] pair of two ids, got {show(item)}")
             continue
         pairs.append((item[0], item[1]))
     return pairs
@@ -360,7 +344,7 @@ def _parse_permissions(
                 problems.add(
                     "permissions.restrict",
                     f"permissions.restrict: expected a list of [agent, tool] pairs or the string 'derive', "
-                    f"got {_show(raw_restrict)}",
+                    f"got {show(raw_restrict)}",
                 )
         else:
             restrict = _parse_pairs(raw_restrict, "permissions.restrict", problems)
@@ -374,7 +358,7 @@ def _parse_delegations(raw: Any, problems: _Problems) -> list[Delegation]:
         where = f"delegations[{i}]"
         if not isinstance(item, Mapping):
             problems.add(
-                "delegations", f"{where}: expected a mapping like {{from: a, to: b}}, got {_show(item)}"
+                "delegations", f"{where}: expected a mapping like {{from: a, to: b}}, got {show(item)}"
             )
             continue
         _check_keys(item, _DELEGATION_KEYS, where, problems, field="delegations")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import sys
 import traceback
 from pathlib import Path
 from typing import Any
 
+from ..._config_check import closest, did_you_mean
 from ..._errors import AgentAssayError, ExitCode
 from ._base import AgentAdapter
 
@@ -57,8 +57,7 @@ def import_entry(entry: str, *, search: list[Path] | None = None) -> Any:
     for part in attr.split("."):
         if not hasattr(obj, part):
             names = [n for n in dir(obj) if not n.startswith("_")]
-            close = difflib.get_close_matches(part, names, n=1)
-            hint = f" Did you mean '{close[0]}'?" if close else ""
+            hint = did_you_mean(closest(part, names))
             raise AgentLoadError(f"module '{module_name}' has no attribute '{attr}' (entry '{entry}').{hint}")
         obj = getattr(obj, part)
     return obj

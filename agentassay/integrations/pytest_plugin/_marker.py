@@ -6,11 +6,11 @@ test is marked.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..._config_check import closest, did_you_mean
 from ..._errors import AgentAssayError
 
 METHODS = ("sprt", "fixed")
@@ -76,8 +76,7 @@ def parse_marker(args: tuple[Any, ...], kwargs: dict[str, Any]) -> MarkerSpec:
         )
     for key in kwargs:
         if key not in ARGUMENTS:
-            best = difflib.get_close_matches(key, ARGUMENTS, n=1)
-            hint = f" Did you mean '{best[0]}'?" if best else ""
+            hint = did_you_mean(closest(key, ARGUMENTS))
             raise MarkerError(f"unknown argument '{key}'.{hint} Valid arguments: {', '.join(ARGUMENTS)}")
     out: dict[str, Any] = {}
     for key, value in kwargs.items():

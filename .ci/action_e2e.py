@@ -5,7 +5,7 @@
 
 Workspace mounted at /github/workspace, GITHUB_* and INPUT_* variables (hyphens kept), an event
 file, file commands for outputs and the summary; the container reaches the fake GitHub server
-(tests/fakegithub.py, a real HTTP server on the host's 127.0.0.1) through --network=host.
+(tests/_support/fakegithub.py, a real HTTP server on the host's 127.0.0.1) through --network=host.
 
 1. push to main, mode auto: the container records a baseline of the bundled example (v1);
    it is zipped and served as the artifact `agentassay-baseline`.
@@ -120,7 +120,7 @@ def main() -> None:
     (work / "seed.json").write_text(json.dumps(seed))
     ready, state = work / "ready.json", work / "state.json"
     server = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "fakegithub.py"), "serve", "--seed-file", str(work / "seed.json"),
+        [sys.executable, str(ROOT / "tests" / "_support" / "fakegithub.py"), "serve", "--seed-file", str(work / "seed.json"),
          "--ready-file", str(ready), "--state-file", str(state)],
     )
     try:

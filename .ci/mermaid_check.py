@@ -1,6 +1,6 @@
 """Render the coverage diagrams with the real Mermaid (mermaid-cli in Chromium, via .ci/mermaid.sh).
 
-Writes the Mermaid of the test fixtures (tests/test_coverage_report.py) to .mmd files:
+Writes the Mermaid of the test fixtures (tests/reports/test_coverage_report.py) to .mmd files:
   - customer_service: witnessed, unwitnessed and unreachable nodes, an elicited restricted call,
     handoff / as_tool / call delegations, a coordinator, a hosted tool;
   - hostile: ids and names with quotes, brackets, <script>, backticks, '#', ';', '-->', Mermaid
@@ -24,11 +24,10 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from test_coverage_report import big_graph, customer_service, hostile  # noqa: E402
+sys.path[:0] = [str(ROOT)]
 
 from agentassay.features.coverage._report import mermaid_flowchart  # noqa: E402
+from tests.reports.test_coverage_report import big_graph, customer_service, hostile  # noqa: E402
 
 MERMAID_SH = ROOT / ".ci" / "mermaid.sh"
 BROKEN = 'flowchart LR\n  n0(["a"] --> n1[["b"\n'

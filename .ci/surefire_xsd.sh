@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the path of Maven Surefire's published test-report schema (surefire-test-report.xsd), which
-# tests/test_junit.py validates `agentassay report --junit` output against.
+# tests/reports/test_junit.py validates `agentassay report --junit` output against.
 #
 # The schema is not committed (a third-party file); it is taken from Debian's source tarball of
 # surefire 2.22.3, the one Debian ships (the archive is reachable from CI, GitHub is not). Both the

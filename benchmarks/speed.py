@@ -165,9 +165,8 @@ def verdict_times(processes: int, warm: int) -> dict[str, Any]:
 
 
 def reference_times() -> dict[str, Any]:
-    """The same first verdict by the table code this replaced (tests/_regression_reference.py), for scale."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    import _regression_reference as ref
+    """The same first verdict by the table code this replaced (tests/_support/regression_reference.py), for scale."""
+    from tests._support import regression_reference as ref
 
     out = {}
     for n in N_VERDICT:
@@ -393,14 +392,14 @@ def markdown(res: dict[str, Any]) -> str:
 
 Measured by `python benchmarks/speed.py` on {res['machine']} (Python {res['python']}), {res['date']},
 load average {res['load_average']} at the start. Every figure is read from `benchmarks/results/speed.json`, written by
-that run; `tests/test_speed_benchmark.py` checks the targets. In brackets: the process's CPU time
+that run; `tests/benchmarks/test_speed_benchmark.py` checks the targets. In brackets: the process's CPU time
 (above the wall time where OpenBLAS threads spin beside the main one).
 
 One `regression_verdict` (baseline 90 % vs candidate 85 % of n per arm, alpha 0.05, delta 0.1), ms:
 *cold* is the first call of a fresh interpreter (imports not counted, median of {v['50']['processes']}
 processes), *warm* a later call on another outcome of the same arm sizes (median of
 {v['50']['warm_calls']}); *before* is the first call of the table code this replaced
-(`tests/_regression_reference.py`). Target <= 20 ms.
+(`tests/_support/regression_reference.py`). Target <= 20 ms.
 
 | n per arm | cold (CPU) | warm (CPU) | before | cold / warm |
 |---|---|---|---|---|
@@ -409,7 +408,7 @@ processes), *warm* a later call on another outcome of the same arm sizes (median
 The verdicts and p-values are the table code's (the NI p-value within 1e-13: summed with a log-space
 pmf), and the bound is the table code's bisection stopped after 16 of its 22 halvings, reported as the
 upper end of the bracket: never below the old figure, at most 2**-15 (3.1e-5) above it
-(`tests/test_regression_fast.py` checks both on a grid). How: the outcomes at least as extreme are a
+(`tests/stats/test_regression_fast.py` checks both on a grid). How: the outcomes at least as extreme are a
 staircase, found row by row, and the tails are one gather per nuisance rate; halvings far from the
 bound are settled by two half-plane certificates that need no staircase (a Chernoff bound of a
 superset proves p <= alpha, a subset's tail proves p > alpha), and halvings near it from one nuisance

@@ -1,4 +1,4 @@
-"""Shared pytest set-up: `--real-model` and the session's real local LLM (tests/real_model.py).
+"""Shared pytest set-up: `--real-model` and the session's real local LLM (tests/_support/real_model.py).
 
 Tests marked `real_model` need the pinned model wheels and start a llama.cpp server; they are skipped
 unless `--real-model` is given (`.ci/run` has a job for them): `pytest --real-model -m real_model`.
@@ -16,7 +16,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--real-model", action="store_true", default=False,
         help="run the tests marked real_model on a local LLM (install: python -m pip install "
-        "--require-hashes -r tests/real_model_requirements.txt; docs/real-model.md)",
+        "--require-hashes -r tests/_support/real_model_requirements.txt; docs/real-model.md)",
     )
 
 
@@ -25,7 +25,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     skip = pytest.mark.skip(
         reason="needs the real local LLM: run with --real-model after `python -m pip install --require-hashes "
-        "-r tests/real_model_requirements.txt` (docs/real-model.md)"
+        "-r tests/_support/real_model_requirements.txt` (docs/real-model.md)"
     )
     for item in items:
         if "real_model" in item.keywords:
@@ -38,7 +38,7 @@ def real_model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]
 
     Asked for with --real-model but not installed is an error, not a skip: the run was meant to use it.
     """
-    import real_model
+    from tests._support import real_model
 
     missing = real_model.missing_packages()
     if missing:

@@ -14,7 +14,7 @@ and ~30 s at 200, and a fresh CI container would pay it on every run. So:
 
 Both are keyed by every argument and ``DESIGN_ALGORITHM`` (not the package version): constants
 stay valid across releases until the calibration itself changes, and then the stale shipped table
-is ignored (a test recomputes entries of it, ``tests/test_designs.py``).
+is ignored (a test recomputes entries of it, ``tests/gate/test_designs.py``).
 """
 
 from __future__ import annotations

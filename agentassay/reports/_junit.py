@@ -2,7 +2,7 @@
 
 GitHub test-report actions (action-junit-report, dorny/test-reporter), Jenkins and GitLab all read
 Surefire's ``TEST-*.xml`` shape, and its published schema (``surefire-test-report.xsd``) is the one
-format they share, so the output is valid against it (tests/test_junit.py validates it):
+format they share, so the output is valid against it (tests/reports/test_junit.py validates it):
 
 - one ``<testsuite>`` (the suite; ``tests``/``failures``/``skipped`` count the scenario verdicts,
   ``errors`` is 0, ``time`` sums every trial's latency) whose ``<properties>`` carry the run

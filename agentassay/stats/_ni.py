@@ -4,7 +4,7 @@
 of "p_base - p_cand >= delta" (Farrington-Manning ordering, supremum over the null boundary as
 ``_exact.sup_tail`` takes it) and the upper bound of ``p_base - p_cand`` found by bisecting that
 p-value over ``[-1, 1]``. On whole ``(n_b + 1) x (n_c + 1)`` tables that cost 0.2-9 s per verdict;
-here the same figures (``tests/test_regression_fast.py`` compares them with the table code on a
+here the same figures (``tests/stats/test_regression_fast.py`` compares them with the table code on a
 grid) come from:
 
 * Staircases. For every ``x_b`` the statistic is non-decreasing in ``x_c`` (checked on a grid in

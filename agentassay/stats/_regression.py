@@ -76,7 +76,7 @@ def fisher_pvalue(nb: int, nc: int, kb: int, kc: int) -> float:
 
 # A NI p-value this close to alpha (relative) is decided by the verdict table, as it always was: the
 # table decides by a critical value, which matches "p <= alpha" wherever the p-value falls as the
-# observed statistic grows (everywhere we looked, tests/test_regression_fast.py); this margin keeps
+# observed statistic grows (everywhere we looked, tests/stats/test_regression_fast.py); this margin keeps
 # even a refinement step that breaks that by a hair from changing a verdict.
 _NEAR = 1e-3
 

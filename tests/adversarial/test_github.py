@@ -1,4 +1,4 @@
-"""Issue 22, defects 5 and 13: the Action against the fake GitHub server (tests/fakegithub.py).
+"""Issue 22, defects 5 and 13: the Action against the fake GitHub server (tests/_support/fakegithub.py).
 
 Defect 5: a fork's results are made by the fork's code, so the publish job (``mode: publish`` in a
 ``workflow_run`` workflow, examples/workflows/fork-safe-publish.yml) must never take the file's word for
@@ -9,55 +9,23 @@ baseline and settings, and the status and the comment say the results came from 
 Defect 13: whatever stops the engine (bad suite, agent import, credentials, install, a crash, a fork run
 that left no results), a pull request gets a commit status ``error`` with a one-line reason and the
 sticky comment and job summary say so, so a required check never waits forever; the exit code stays the
-engine's. Driven in-process like tests/test_action.py (its Workspace harness), every GitHub effect over HTTP.
+engine's. Driven in-process like tests/integrations/github/test_action.py (the Workspace harness of
+tests/_support/github.py), every GitHub effect over HTTP.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from fakegithub import FakeGitHub  # noqa: E402
-from test_action import PR, READ_TOKEN, REPO, REPO_ID, TOKEN, USER_TOKEN, Workspace  # noqa: E402
-
 from agentassay.integrations.github._comments import DESCRIPTION_MAX  # noqa: E402
-
-
-@pytest.fixture
-def gh() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as server:
-        server.add_repo(REPO, id=REPO_ID, default_branch="main")
-        server.add_token(TOKEN, write=True)
-        server.add_token(READ_TOKEN, write=False)
-        server.add_token(USER_TOKEN, write=True, login="octocat")
-        yield server
-
-
-@pytest.fixture
-def ws(tmp_path: Path, gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    root = tmp_path / "repo"
-    root.mkdir()
-    monkeypatch.chdir(root)
-    monkeypatch.syspath_prepend(str(root))
-    return Workspace(root, gh)
-
-
-@pytest.fixture
-def recorded(ws: Workspace, gh: FakeGitHub) -> Workspace:
-    """A baseline of the unchanged agent (v1) recorded on main and uploaded as the artifact."""
-    code, _ = ws.run("push")
-    assert code == 0
-    gh.add_artifact(REPO, "agentassay-baseline", ws.baseline_zip(), head_branch="main", head_repository_id=REPO_ID,
-                    head_sha="basesha", created_at="2026-11-20T10:00:00Z")
-    return ws
+from tests._support.fakegithub import FakeGitHub  # noqa: E402
+from tests._support.github import PR, READ_TOKEN, REPO, REPO_ID, Workspace  # noqa: E402
 
 
 def _publish(ws: Workspace, gh: FakeGitHub, folder: str = "fork-results") -> tuple[int, str]:

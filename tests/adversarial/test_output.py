@@ -9,7 +9,7 @@
 * The comment said "Baseline: baseline: artifact …".
 
 The first two run the real CLI in a fresh interpreter; the third drives the Action against the fake
-GitHub server (tests/test_action.py's harness).
+GitHub server (tests/_support/github.py's harness).
 """
 
 from __future__ import annotations
@@ -23,10 +23,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from fakegithub import FakeGitHub  # noqa: E402
-from test_action import PR, REPO, REPO_ID, TOKEN, Workspace  # noqa: E402
+from tests._support.fakegithub import FakeGitHub  # noqa: E402
+from tests._support.github import PR, REPO, REPO_ID, Workspace  # noqa: E402
 
 ZWSP = "\u200b"
 
@@ -108,14 +106,6 @@ def test_control_characters_in_names_are_shown_escaped_on_the_terminal(
 
 
 # -- "Baseline: baseline: …" --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def gh() -> FakeGitHub:
-    with FakeGitHub() as server:
-        server.add_repo(REPO, id=REPO_ID, default_branch="main")
-        server.add_token(TOKEN, write=True)
-        yield server
 
 
 def test_the_comment_names_the_baseline_once(tmp_path: Path, gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -74,7 +74,7 @@ def regression(
 
     Read from the two tables ``regression_verdict`` itself reads (the exact Fisher p-values and the cached
     verdict codes), without the effect sizes and the confidence bound it also computes: those cost about
-    a second per call, and a scenario has a test per contract (tests/test_contracts.py checks they agree).
+    a second per call, and a scenario has a test per contract (tests/features/contracts/test_contracts.py checks they agree).
     """
     from ...stats._exact import regression_pvalues
     from ...stats._regression import regression_codes

@@ -1,8 +1,7 @@
 """The pieces every hand-written config validator shares: the did-you-mean rule, how a found value is
 quoted, the "unknown key" sentence and the YAML line of a nested key.
 
-Config blocks (the suite, the structural manifest, judge, contracts, metamorphic, mutation, the pytest
-marker) are validated by hand because their errors must name a line and suggest the intended key, which
+Config blocks (the suite, and every feature's and integration's own keys) are validated by hand because their errors must name a line and suggest the intended key, which
 schema libraries do not do and which would cost ~0.5 s of import for one model. Sharing these helpers keeps
 one rule for suggestions instead of a copy per feature. Cheap to import (stdlib only; PyYAML when a
 line is looked up): the pytest plugin and ``agentassay --help`` use it without loading YAML.
@@ -79,7 +78,7 @@ def show(value: Any, width: int = SHOW_WIDTH) -> str:
 
 
 def yaml_line(root: yaml.Node | None, key: str) -> int | None:
-    """The 1-based line of a dotted key (``scenarios[0].contracts[1].require``) in a composed YAML tree.
+    """The 1-based line of a dotted key (``scenarios[0].my_plugin[1].key``) in a composed YAML tree.
 
     Stops at the deepest part that exists, so a key the file does not spell out still gets its parent's
     line; None when not even the first part is there.
@@ -109,7 +108,7 @@ def yaml_line(root: yaml.Node | None, key: str) -> int | None:
 class KeyLines:
     """Lines of keys inside a plugin's value, from the suite file composed again.
 
-    The loader keeps only the line of a plugin key's value (``contracts:``, ``metamorphic:``); errors inside
+    The loader keeps only the line of a plugin key's value (``my_plugin:``); errors inside
     it should point at the item or key itself. Without a file (a suite parsed from text) or when the file
     no longer reads, every lookup is None and callers fall back to that one line.
     """

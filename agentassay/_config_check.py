@@ -1,8 +1,9 @@
 """The pieces every hand-written config validator shares: the did-you-mean rule, how a found value is
 quoted, the "unknown key" sentence and the YAML line of a nested key.
 
-Config blocks (the suite, and every feature's and integration's own keys) are validated by hand because their errors must name a line and suggest the intended key, which
-schema libraries do not do and which would cost ~0.5 s of import for one model. Sharing these helpers keeps
+Config blocks (the suite, and every feature's and integration's own keys) are validated by hand because
+their errors must name a line and suggest the intended key, which schema libraries do not do and which would
+cost ~0.5 s of import for one model. Sharing these helpers keeps
 one rule for suggestions instead of a copy per feature. Cheap to import (stdlib only; PyYAML when a
 line is looked up): the pytest plugin and ``agentassay --help`` use it without loading YAML.
 """

@@ -134,8 +134,8 @@ def false_alarms(reps: int, perms: int, ns: tuple[int, ...], rng: np.random.Gene
             hits = {"permutation": 0, "hotelling": 0}
             for _ in range(reps):
                 a, b = gen(rng, n), gen(rng, n)
-                hits["permutation"] += fingerprint_test(a, b, permutations=perms, seed=rng).p_value <= ALPHA
-                hits["hotelling"] += fingerprint_test(a, b, method="hotelling").p_value <= ALPHA
+                hits["permutation"] += fingerprint_test(a, b, permutations=perms, seed=rng).pvalue <= ALPHA
+                hits["hotelling"] += fingerprint_test(a, b, method="hotelling").pvalue <= ALPHA
             for method, h in hits.items():
                 rate = h / reps
                 rows.append(

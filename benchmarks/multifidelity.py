@@ -93,7 +93,7 @@ def paired_misuse_size(rho: float, n: int, reps: int, rng: np.random.Generator) 
     pe = stats.ttest_ind(ub, uc, axis=1, equal_var=False, alternative="greater").pvalue
     pc = stats.ttest_ind(rho * ub + s * vb, rho * uc + s * vc, axis=1, equal_var=False, alternative="greater")
     res = combine_proxy(pe, pc.pvalue, rho=rho, n_target=n, n_proxy=n)
-    return float(np.mean(res.p_value <= ALPHA))
+    return float(np.mean(res.pvalue <= ALPHA))
 
 
 def rejection_rate(
@@ -112,7 +112,7 @@ def rejection_rate(
         return float(np.mean(pe <= ALPHA))
     pc = one_sided_p(kind, nc, proxy_drop, reps, rng)
     res = combine_proxy(pe, pc, rho=rho_hat, n_target=ne, n_proxy=nc)
-    return float(np.mean(res.p_value <= ALPHA))
+    return float(np.mean(res.pvalue <= ALPHA))
 
 
 def eq47_size(rho: float, reps: int, rng: np.random.Generator) -> tuple[float, float]:
@@ -175,7 +175,7 @@ def gate_rule(rho: float, reps: int, rng: np.random.Generator) -> dict[str, Any]
         passed = pe_codes[xb, xc] == CODE_PASS
         if pc_table is not None:
             pc = pc_table[rng.binomial(nc, PASS_RATE, reps), rng.binomial(nc, p_p, reps)]
-            combined = np.asarray(combine_proxy(pe, pc, rho=rho, n_target=ne, n_proxy=nc).p_value)
+            combined = np.asarray(combine_proxy(pe, pc, rho=rho, n_target=ne, n_proxy=nc).pvalue)
         else:
             combined = pe
         fail = (combined <= ALPHA) & ~passed

@@ -88,7 +88,7 @@ def _summary(path: Path, rc: int, seconds: float) -> dict[str, Any]:
         fp = v.get("fingerprint") or {}
         scen[s["name"]] = {
             "verdict": v["verdict"], "passes": s["passes"], "trials": s["trials_run"], "trials_used": v.get("trials_used"),
-            "rate_verdict": v.get("rate_verdict"), "fingerprint_p": fp.get("p_value"),
+            "rate_verdict": v.get("rate_verdict"), "fingerprint_p": fp.get("pvalue"),
         }
     cost = r["cost"]
     return {

@@ -143,7 +143,7 @@ class ScenarioTest:
             info = {
                 **dict(self.details.get(name, {})),
                 "verdict": (Verdict.FAIL if rejected else Verdict.PASS).value,
-                "p_value": p,
+                "pvalue": p,
                 "adjusted_p": float(q),
                 "alpha": alpha,
                 "correction": method or "none",

@@ -109,10 +109,9 @@ def _pvalue(s: ScenarioResult) -> float | None:
     """The verdict's p-value, else the one its evidence states (regression tests keep it there)."""
     if s.verdict.pvalue is not None:
         return float(s.verdict.pvalue)
-    for key in ("pvalue", "p_value"):
-        value = s.verdict.evidence.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
+    value = s.verdict.evidence.get("pvalue")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
     return None
 
 
@@ -140,7 +139,7 @@ def _figures(s: ScenarioResult, said: Sequence[ScenarioPart] = ()) -> dict[str, 
         out["baseline"] = f"{s.baseline.passes}/{s.baseline.trials}"
     p = _pvalue(s)
     if p is not None:
-        out["p_value"] = f"{p:.4g}"
+        out["pvalue"] = f"{p:.4g}"
     out.update((key, str(value)) for p in said for key, value in p.properties)  # the plugins' figures
     cost = s.cost()
     if cost["usd"] is not None:
@@ -164,8 +163,8 @@ def _counts_line(f: dict[str, str]) -> str:
         parts.append(f"{f['trials_run']} run")
     if "baseline" in f:
         parts.append(f"baseline {f['baseline']}")
-    if "p_value" in f:
-        parts.append(f"p-value {f['p_value']}")
+    if "pvalue" in f:
+        parts.append(f"p-value {f['pvalue']}")
     return "; ".join(parts)
 
 

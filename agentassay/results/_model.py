@@ -62,11 +62,25 @@ def _flat(d: dict[str, Any], data: Mapping[str, Any], where: str) -> None:
             d[k] = v
 
 
+# Renamed keys of older files, applied on load (0.1 files wrote "p_value"; one name per concept: "pvalue").
+_RENAMED = {"p" + "_value": "pvalue"}
+
+
+def _renamed(obj: Any, depth: int = 0) -> Any:
+    """``obj`` with the renamed keys of older files under their current names, at any depth (bounded by the
+    validated file's depth). Applied to sections and verdicts only: trial records never had them."""
+    if isinstance(obj, dict):
+        return {_RENAMED.get(k, k): _renamed(v, depth + 1) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_renamed(v, depth + 1) for v in obj]
+    return obj
+
+
 def _sections(d: dict[str, Any]) -> dict[str, Any]:
     """Every key of the file that is not the kernel's; a built-in's always-written section that is null or
     empty is absent (it did not run)."""
     fixed = fixed_sections()
-    return {k: v for k, v in d.items() if k not in TOP_LEVEL and (v or k not in fixed)}
+    return {k: _renamed(v) for k, v in d.items() if k not in TOP_LEVEL and (v or k not in fixed)}
 
 
 def _settings_dict(settings: Settings) -> dict[str, Any]:
@@ -232,7 +246,7 @@ class ScenarioResult:
             name=str(d["name"]),
             input=str(d.get("input", "")),
             trials=tuple(TrialOutcome.from_dict(t) for t in d.get("trials") or ()),
-            verdict=ScenarioVerdict.from_dict(d["verdict"]),
+            verdict=ScenarioVerdict.from_dict(_renamed(d["verdict"])),
             baseline=None if not b else BaselineCounts(int(b["passes"]), int(b["trials"])),
             threshold=None if d.get("threshold") is None else float(d["threshold"]),
             fixed_n=None if d.get("fixed_n") is None else int(d["fixed_n"]),

@@ -41,11 +41,11 @@ class FidelityResult:
 
     ``statistic`` is the combined z; ``weights`` are (target, proxy) = (√n_e, |ρ|√n_c);
     ``effective_trials`` = n_e + ρ² n_c is the number of target trials the evidence is worth when a
-    regression reaches the proxy at ρ times its size. ``p_value`` and ``statistic`` are arrays when
+    regression reaches the proxy at ρ times its size. ``pvalue`` and ``statistic`` are arrays when
     arrays of p-values were given.
     """
 
-    p_value: float | np.ndarray
+    pvalue: float | np.ndarray
     statistic: float | np.ndarray
     weights: tuple[float, float]
     rho: float
@@ -54,17 +54,17 @@ class FidelityResult:
     effective_trials: float
 
     def explain(self) -> str:
-        if np.ndim(self.p_value):
-            return f"{np.size(self.p_value)} combined p-values (weights {self.weights[0]:.3g}, {self.weights[1]:.3g})"
+        if np.ndim(self.pvalue):
+            return f"{np.size(self.pvalue)} combined p-values (weights {self.weights[0]:.3g}, {self.weights[1]:.3g})"
         return (
-            f"combined p = {self.p_value:.3g} (weighted Stouffer z = {self.statistic:.2f}) from "
+            f"combined p = {self.pvalue:.3g} (weighted Stouffer z = {self.statistic:.2f}) from "
             f"{self.n_target} target and {self.n_proxy} proxy trials at ρ = {self.rho:.2f}, worth "
             f"{self.effective_trials:.1f} target trials"
         )
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        for key in ("p_value", "statistic"):
+        for key in ("pvalue", "statistic"):
             out[key] = np.asarray(out[key]).tolist()
         out["weights"] = list(self.weights)
         return out

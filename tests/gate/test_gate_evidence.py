@@ -39,7 +39,7 @@ def test_a_scenario_test_is_holm_adjusted_and_only_ever_fails() -> None:
     assert final["a"].verdict is Verdict.FAIL and final["a"].rate_verdict is Verdict.PASS
     assert final["a"].explanation.startswith("FAIL: answers grew longer (p = 0.003)")
     assert final["a"].evidence["length"] == {
-        "verdict": "fail", "p_value": 0.001, "adjusted_p": pytest.approx(0.003), "alpha": pytest.approx(0.005),
+        "verdict": "fail", "pvalue": 0.001, "adjusted_p": pytest.approx(0.003), "alpha": pytest.approx(0.005),
         "correction": "holm",
     }
     assert final["b"].verdict is Verdict.PASS and final["b"].evidence["length"]["verdict"] == "pass"

@@ -49,7 +49,7 @@ def test_a_behaviour_shift_fails_a_scenario_whose_pass_rate_passed() -> None:
     assert final["a"].verdict is Verdict.FAIL and final["a"].rate_verdict is Verdict.PASS
     assert "calls to lookup per run" in final["a"].explanation
     assert final["a"].data["fingerprint"]["correction"] == "holm"
-    assert final["a"].data["fingerprint"]["adjusted_p"] >= shifted.p_value
+    assert final["a"].data["fingerprint"]["adjusted_p"] >= shifted.pvalue
     assert final["b"].verdict is Verdict.PASS and final["b"].data["fingerprint"]["verdict"] == "pass"
     assert decision.decision.value == "block"
     assert ScenarioVerdict.from_dict(final["a"].to_dict()) == final["a"]

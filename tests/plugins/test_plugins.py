@@ -161,7 +161,7 @@ def test_an_installed_plugin_adds_a_section_gate_evidence_and_a_comment_section(
     assert refund["evidence"]["length"] | {"adjusted_p": 0.0} == {
         "trials": 30,
         "verdict": "fail",
-        "p_value": 0.0,
+        "pvalue": 0.0,
         "adjusted_p": 0.0,
         "alpha": 0.05 * 0.1,
         "correction": "holm",

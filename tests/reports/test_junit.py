@@ -339,8 +339,8 @@ def test_scenario_figures_in_properties_and_system_out() -> None:
     root = parse(render_junit(mixed()))
     p = props(root)
     want = {
-        "regressed": {"verdict": "fail", "trials": "20", "passes": "5", "p_value": "0.0012", "fingerprint": "fail"},
-        "flaky": {"verdict": "pass", "trials": "20", "passes": "18", "p_value": "0.42", "fingerprint": "not tested"},
+        "regressed": {"verdict": "fail", "trials": "20", "passes": "5", "pvalue": "0.0012", "fingerprint": "fail"},
+        "flaky": {"verdict": "pass", "trials": "20", "passes": "18", "pvalue": "0.42", "fingerprint": "not tested"},
         "unsure": {"verdict": "inconclusive", "trials": "20", "passes": "15"},
     }
     for name, figures in want.items():
@@ -353,7 +353,7 @@ def test_scenario_figures_in_properties_and_system_out() -> None:
         for key, value in figures.items():
             assert p[f"scenario.{name}.{key}"] == value, (name, key)
             assert out[key] == value, (name, key)
-        assert "p_value" in figures or f"scenario.{name}.p_value" not in p
+        assert "pvalue" in figures or f"scenario.{name}.pvalue" not in p
         assert "fingerprint" in figures or f"scenario.{name}.fingerprint" not in p
         assert out["explanation"] == case_explanation(name)
     assert system_out(case(root, "unsure"))["note"] == "a note"

@@ -52,16 +52,16 @@ def test_combine_proxy_result() -> None:
     assert res.weights == pytest.approx((math.sqrt(10), 0.8 * 10))
     assert res.effective_trials == pytest.approx(10 + 0.64 * 100)
     ref = stats.combine_pvalues([0.04, 0.2], method="stouffer", weights=list(res.weights))
-    assert res.p_value == pytest.approx(ref.pvalue) and res.statistic == pytest.approx(ref.statistic)
+    assert res.pvalue == pytest.approx(ref.pvalue) and res.statistic == pytest.approx(ref.statistic)
     assert "worth 74.0 target trials" in res.explain()
     assert res.to_dict()["weights"] == pytest.approx(list(res.weights))
     # No proxy information: the target's own p-value comes back unchanged.
     alone = combine_proxy(0.03, 0.9, rho=0.0, n_target=20, n_proxy=50)
-    assert alone.p_value == pytest.approx(0.03) and alone.effective_trials == 20
-    assert combine_proxy(0.03, 0.9, rho=0.7, n_target=20, n_proxy=0).p_value == pytest.approx(0.03)
+    assert alone.pvalue == pytest.approx(0.03) and alone.effective_trials == 20
+    assert combine_proxy(0.03, 0.9, rho=0.7, n_target=20, n_proxy=0).pvalue == pytest.approx(0.03)
     # Extreme p-values stay finite-or-decided, never nan.
     edge = combine_proxy([0.0, 1.0, 1.0], [1.0, 0.0, 1.0], rho=0.5, n_target=10, n_proxy=40)
-    assert np.isfinite(edge.statistic).all() and ((edge.p_value >= 0) & (edge.p_value <= 1)).all()
+    assert np.isfinite(edge.statistic).all() and ((edge.pvalue >= 0) & (edge.pvalue <= 1)).all()
 
 
 def test_combine_proxy_validation() -> None:
@@ -83,7 +83,7 @@ def test_stouffer_size_under_h0(rho: float) -> None:
     reps = 20_000
     rng = np.random.default_rng(7)
     res = combine_proxy(rng.random(reps), rng.random(reps), rho=rho, n_target=10, n_proxy=120)
-    size = float(np.mean(res.p_value <= ALPHA))
+    size = float(np.mean(res.pvalue <= ALPHA))
     se = math.sqrt(ALPHA * (1 - ALPHA) / reps)
     assert size <= ALPHA + 2 * se and size >= ALPHA - 4 * se
     # The paper's Eq. 47 (weighted Fisher against chi2_4) on the same draws is far too conservative.

@@ -106,11 +106,11 @@ def assess(
             stats |= {
                 "baseline": {"trials": bn, "satisfied": bk},
                 "test": "regression",
-                "p_value": p,
+                "pvalue": p,
                 "regression": verdict,
             }
         else:
-            stats |= {"test": "binomial", "p_value": binomial_pvalue(k, n, bound)}
+            stats |= {"test": "binomial", "pvalue": binomial_pvalue(k, n, bound)}
         out.append({**e, **stats})
     return out
 
@@ -298,14 +298,14 @@ def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> list[Scenari
         if not raw or not plan.shares.get(name, {}).get(KIND):
             continue
         entries = assess(raw, _by_name(base, name), plan.settings)
-        pvalues[name] = bonferroni(e["p_value"] for e in entries)
-        worst = min(entries, key=lambda e: e["p_value"])
+        pvalues[name] = bonferroni(e["pvalue"] for e in entries)
+        worst = min(entries, key=lambda e: e["pvalue"])
         describe[name] = words(worst)
         details[name] = {
             "contracts": {
                 e["name"]: {
                     k: e.get(k)
-                    for k in ("test", "p_value", "satisfied", "trials", "baseline")
+                    for k in ("test", "pvalue", "satisfied", "trials", "baseline")
                     if e.get(k) is not None
                 }
                 for e in entries
@@ -376,7 +376,7 @@ def _line(e: Mapping[str, Any]) -> str:
     if base:
         text += (
             f"; baseline {base['satisfied']}/{base['trials']}, regression {str(e.get('regression', '')).upper()} "
-            f"(p = {float(e['p_value']):.3g})"
+            f"(p = {float(e['pvalue']):.3g})"
         )
     examples = e.get("violations") or []
     if examples:

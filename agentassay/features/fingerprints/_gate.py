@@ -128,7 +128,7 @@ def combine_fingerprints(
     ``alpha * SHARE``; a PASS needs the pass-rate PASS and no behaviour shift.
     """
     alpha = settings.alpha * SHARE
-    tested = {n: float(r.p_value) for n, (r, _) in fingerprints.items() if r is not None and n in verdicts}
+    tested = {n: float(r.pvalue) for n, (r, _) in fingerprints.items() if r is not None and n in verdicts}
     raw = list(tested.values())
     method = settings.correction if settings.correction in ("holm", "bonferroni") and len(raw) > 1 else None
     q_of = dict(zip(tested, adjust_pvalues(raw, method=method) if method else raw, strict=True))
@@ -149,7 +149,7 @@ def combine_fingerprints(
             words = [r.shifts[0].describe()]
         fp |= {
             "verdict": (Verdict.FAIL if shifted else Verdict.PASS).value,
-            "p_value": float(r.p_value),
+            "pvalue": float(r.pvalue),
             "adjusted_p": q,
             "correction": method or "none",
             "n_baseline": r.n_baseline,

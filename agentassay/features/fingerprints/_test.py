@@ -63,7 +63,7 @@ class FingerprintResult:
     """
 
     verdict: Verdict
-    p_value: float
+    pvalue: float
     statistic: float
     method: str
     alpha: float
@@ -97,9 +97,9 @@ class FingerprintResult:
                 if what
                 else "no single feature stands out after correcting for testing every feature"
             )
-            return f"FAIL: behaviour shifted (p = {self.p_value:.3g} ≤ {self.alpha}, {test}, {n}): {detail}."
+            return f"FAIL: behaviour shifted (p = {self.pvalue:.3g} ≤ {self.alpha}, {test}, {n}): {detail}."
         return (
-            f"PASS: no behaviour shift detected at alpha = {self.alpha} (p = {self.p_value:.3g}, {test}, {n}); "
+            f"PASS: no behaviour shift detected at alpha = {self.alpha} (p = {self.pvalue:.3g}, {test}, {n}); "
             "this is absence of evidence of a shift, not evidence that the behaviour is unchanged."
         )
 

@@ -305,9 +305,9 @@ def relation_line(scenario: str, e: Mapping[str, Any], gate: Mapping[str, Any] |
     c = "; ".join(f"{k}: {v}" for k, v in check.items()) if isinstance(check, Mapping) else str(check)
     line = f"{scenario} · {e['name']} ({e.get('family')}, {t}, {c}): {_rates(e)}"
     word = ""
-    if e.get("p_value") is not None:
+    if e.get("pvalue") is not None:
         word = _word(e, gate)
-        line += f" {word}, p = {float(e['p_value']):.2g}"
+        line += f" {word}, p = {float(e['pvalue']):.2g}"
     elif e.get("untested"):
         line += f"; not tested: {e['untested']}"
     examples = e.get("examples") or []
@@ -337,7 +337,7 @@ def agentassay_report_sections(results: Results, report: ReportContext) -> list[
         "intervals."
     )
     if any(
-        e.get("p_value") is not None for s in section["scenarios"].values() for e in s.get("relations") or []
+        e.get("pvalue") is not None for s in section["scenarios"].values() for e in s.get("relations") or []
     ):
         failed = [n for n, g in gate.items() if isinstance(g, Mapping) and g.get("verdict") == "fail"]
         lead += (

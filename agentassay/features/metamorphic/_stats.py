@@ -127,7 +127,7 @@ def assess(
                     "baseline": {"pairs": bn, "violations": bv},
                     "test": "regression",
                     "level": level,
-                    "p_value": p,
+                    "pvalue": p,
                     "verdict": verdict,
                 }
         out.append({**e, **stats})
@@ -179,15 +179,15 @@ def scenario_test(
         raw = s.get("relations") or []
         if not raw or not gated(name):
             continue
-        entries = [e for e in assess(raw, by_name(base, name) or {}, settings) if "p_value" in e]
+        entries = [e for e in assess(raw, by_name(base, name) or {}, settings) if "pvalue" in e]
         if not entries:
             continue
-        pvalues[name] = bonferroni([e["p_value"] for e in entries])
-        describe[name] = words(min(entries, key=lambda e: e["p_value"]))
+        pvalues[name] = bonferroni([e["pvalue"] for e in entries])
+        describe[name] = words(min(entries, key=lambda e: e["pvalue"]))
         details[name] = {
             "relations": {
                 e["name"]: {
-                    "p_value": e["p_value"],
+                    "pvalue": e["pvalue"],
                     "pairs": e["pairs"],
                     "violations": e["violations"],
                     "baseline": e["baseline"],

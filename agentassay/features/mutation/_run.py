@@ -68,10 +68,10 @@ def classify(check: Results, *, alpha_equiv: float = ALPHA_EQUIV) -> Classificat
             if p <= alpha_equiv:
                 activated_by.append(f"{s.name}: pass rate {s.baseline.passes}/{s.baseline.trials} → {s.passes}/{s.counted_trials} (p = {p:.2g})")
         fp = s.verdict.data.get("fingerprint") or {}
-        if fp.get("p_value") is not None:
-            info["fingerprint_p"] = fp["p_value"]
-            if float(fp["p_value"]) <= alpha_equiv:
-                activated_by.append(f"{s.name}: behaviour moved ({fp.get('largest') or 'fingerprint'}, p = {float(fp['p_value']):.2g})")
+        if fp.get("pvalue") is not None:
+            info["fingerprint_p"] = fp["pvalue"]
+            if float(fp["pvalue"]) <= alpha_equiv:
+                activated_by.append(f"{s.name}: behaviour moved ({fp.get('largest') or 'fingerprint'}, p = {float(fp['pvalue']):.2g})")
         per[s.name] = info
     evidence = {"decision": decision, "scenarios": per, "activated_by": activated_by}
     if decision == "block":

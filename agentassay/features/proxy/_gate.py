@@ -81,7 +81,7 @@ def combine(
         alpha = float(v.evidence.get("alpha", settings.alpha))
         proxy = regression_verdict(bp, bn, cp, cn, alpha=alpha, beta=settings.beta, delta=settings.margin)
         c = combine_proxy(float(v.pvalue), proxy.pvalue, rho=evidence.rho, n_target=v.trials_used, n_proxy=cn)
-        p = float(c.p_value)
+        p = float(c.pvalue)
         if v.verdict is Verdict.PASS:  # the target's own non-inferiority test; the proxy cannot veto it
             verdict, why = Verdict.PASS, v.explanation
         elif p <= alpha:

@@ -54,7 +54,7 @@ def figures(s: ScenarioResult) -> dict[str, Any]:
         "rate": k / n if n else None,
         "interval": [round(float(lo), 4), round(float(hi), 4)],
         "stopped_at": s.verdict.trials_used,
-        "p_value": pvalue,
+        "pvalue": pvalue,
         "cost_usd": s.cost()["usd"],
         "baseline": None if s.baseline is None else f"{s.baseline.passes}/{s.baseline.trials}",
     }
@@ -98,7 +98,7 @@ def verdict_report(
         ("passes", f["passes"]),
         ("rate", "" if f["rate"] is None else f"{f['rate']:.4f}"),
         ("interval", _interval(f)),
-        ("p_value", "" if f["p_value"] is None else f"{f['p_value']:.4g}"),
+        ("pvalue", "" if f["pvalue"] is None else f"{f['pvalue']:.4g}"),
         ("cost_usd", "" if f["cost_usd"] is None else f"{f['cost_usd']:.6f}"),
     ]
     now = time.time()

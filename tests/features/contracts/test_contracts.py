@@ -707,7 +707,7 @@ def test_evidence_is_rederived_from_the_counts_alone() -> None:
         **record(c, tally),
         "baseline": {"trials": 10, "satisfied": 10},
         "regression": "fail",
-        "p_value": 0.0,
+        "pvalue": 0.0,
     }
     section = {"scenarios": {"s": {"contracts": [stale]}, "t": {"contracts": [stale]}}}
     base = SimpleNamespace(

@@ -109,7 +109,7 @@ def test_permutation_aa_calibration(n: int) -> None:
     rng = np.random.default_rng(1000 + n)
     reps = 400
     alarms = sum(
-        fingerprint_test(_features(rng, n), _features(rng, n), permutations=199, seed=rng).p_value <= ALPHA
+        fingerprint_test(_features(rng, n), _features(rng, n), permutations=199, seed=rng).pvalue <= ALPHA
         for _ in range(reps)
     )
     rate = alarms / reps
@@ -148,7 +148,7 @@ def test_attribution_wording_and_verdicts() -> None:
     )
     names = ("calls:update_seat", "steps", "output_chars")
     res = fingerprint_test(base, cand, names=names, seed=0)
-    assert res.verdict is Verdict.FAIL and res.shifted and res.p_value <= ALPHA
+    assert res.verdict is Verdict.FAIL and res.shifted and res.pvalue <= ALPHA
     top = res.attribution(k=2)
     assert len(top) == 2
     assert all(s.startswith(("calls to update_seat per run 1.0 → 0.", "steps per run 3.")) for s in top)
@@ -169,14 +169,14 @@ def test_constant_columns_dropped_and_all_constant() -> None:
     res = fingerprint_test(a, a + np.array([0, 0.5]), names=["c", "v"], seed=1)
     assert res.dropped == ("c",) and [s.name for s in res.shifts] == ["v"]
     flat = fingerprint_test(np.ones((3, 2)), np.ones((4, 2)))
-    assert flat.verdict is Verdict.PASS and flat.p_value == 1.0 and flat.shifts == ()
+    assert flat.verdict is Verdict.PASS and flat.pvalue == 1.0 and flat.shifts == ()
 
 
 def test_permutation_pvalue_convention_and_seed() -> None:
     rng = np.random.default_rng(0)
     a, b = rng.normal(size=(8, 3)), rng.normal(size=(8, 3)) + 5
     res = fingerprint_test(a, b, permutations=99, seed=4)
-    assert res.p_value == pytest.approx(1 / 100)  # nothing beats the observed split: (0 + 1) / (B + 1)
+    assert res.pvalue == pytest.approx(1 / 100)  # nothing beats the observed split: (0 + 1) / (B + 1)
     assert fingerprint_test(a, b, permutations=99, seed=4) == res
 
 

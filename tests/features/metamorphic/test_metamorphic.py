@@ -510,7 +510,7 @@ def test_the_baseline_records_both_relations(example: dict[str, Any]) -> None:
         0,
     )
     assert fmt["check"] == {"regex": "^[^.!?\\n]*[.!?]$"}
-    assert "p_value" not in noise and noise["ci"][0] < noise["rate"] < noise["ci"][1]
+    assert "pvalue" not in noise and noise["ci"][0] < noise["rate"] < noise["ci"][1]
 
 
 def test_v2_breaks_the_noise_relation_and_the_check_fails_it(example: dict[str, Any]) -> None:
@@ -522,7 +522,7 @@ def test_v2_breaks_the_noise_relation_and_the_check_fails_it(example: dict[str, 
         "violations": _relations(base, "seat_change")["noise_robust"]["violations"],
     }
     assert noise["violations"] >= 2 * noise["baseline"]["violations"] and noise["violations"] >= 15
-    assert noise["verdict"] == "fail" and noise["p_value"] < 0.005
+    assert noise["verdict"] == "fail" and noise["pvalue"] < 0.005
     seat = v2.scenario("seat_change").verdict
     assert seat.verdict.value == "fail" and seat.evidence["metamorphic"]["verdict"] == "fail"
     assert seat.explanation.startswith("FAIL: relation 'noise_robust' violated in")

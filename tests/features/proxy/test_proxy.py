@@ -106,7 +106,7 @@ def test_combine_uses_weighted_stouffer_and_keeps_pass_to_the_target(
     v = _verdict(*target)
     out = combine({"s": v}, Settings(method="fixed"), ProxyEvidence(0.8, {"s": proxy}))["s"]
     p_proxy = regression_verdict(*proxy, alpha=0.05, beta=0.1, delta=0.1).pvalue
-    want = combine_proxy(v.pvalue, p_proxy, rho=0.8, n_target=10, n_proxy=proxy[3]).p_value
+    want = combine_proxy(v.pvalue, p_proxy, rho=0.8, n_target=10, n_proxy=proxy[3]).pvalue
     assert math.isclose(out.pvalue, float(want))
     assert out.verdict is expected
     assert out.evidence["proxy"]["p_target"] == v.pvalue and out.evidence["proxy"]["p_proxy"] == p_proxy

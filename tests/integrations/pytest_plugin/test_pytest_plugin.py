@@ -86,7 +86,7 @@ def test_one_outcome_per_marked_test_with_the_interval_and_junit_properties(proj
     assert "most common failures" in (failure.text or "") and "AssertionError: wrong department" in failure.text
     for tc in (refund, coin, cases["test_borderline"]):
         p = props(tc)
-        assert set(p) >= {"verdict", "trials", "passes", "rate", "interval", "p_value", "cost_usd"}
+        assert set(p) >= {"verdict", "trials", "passes", "rate", "interval", "pvalue", "cost_usd"}
     assert props(refund)["verdict"] == "pass" and props(coin)["verdict"] == "fail"
     assert props(cases["test_borderline"]) | {"interval": ""} == {
         **props(cases["test_borderline"]), "verdict": "inconclusive", "trials": "40", "interval": "",

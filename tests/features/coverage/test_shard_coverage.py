@@ -74,7 +74,7 @@ delegations:
 
 SUITE = """\
 name: desk
-agent: test_shard_coverage:desk
+agent: tests.features.coverage.test_shard_coverage:desk
 config:
   trials: 20
   threshold: 0.5

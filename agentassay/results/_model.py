@@ -355,7 +355,7 @@ class Results:
     def save(self, path: str | Path) -> Path:
         """Write atomically (temp file + rename): a reader never sees half a file, and a write that fails
         (read-only or full filesystem) leaves no temp file behind; the OSError is the caller's to report
-        (``cli/_run.py`` keeps the results elsewhere and says where)."""
+        (``integrations/cli/_run.py`` keeps the results elsewhere and says where)."""
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         _write_atomic(p, self.to_json())

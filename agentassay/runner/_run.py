@@ -96,7 +96,7 @@ class RunOptions:
     handle_signals: bool = True
     # Trials per scenario at most, below the settings' cap: a replay of recorded traces has this many.
     limits: Mapping[str, int] | None = None
-    # ``run --full --pool FILE``: the previous baseline whose trials this recording may pool (plugins/pool.py),
+    # ``run --full --pool FILE``: the previous baseline whose trials this recording may pool (features/pool/_plugin.py),
     # and where it came from (a path, or the Action's artifact), as the results file names it.
     pool: Results | None = None
     pool_from: str | None = None
@@ -139,7 +139,7 @@ class Run:
         # What the target's trials run with: a plugin's plan (``Prepared``) may give the target fewer trials.
         self.target_settings = suite.settings
         self.role = "check" if options.baseline is not None else "run"
-        # The target's seed stream: the role, except in a pooled recording (``run~g``, plugins/pool.py),
+        # The target's seed stream: the role, except in a pooled recording (``run~g``, features/pool/_plugin.py),
         # so that no new trial repeats a seed of the trials it is pooled with.
         self.seed_role = self.role
         # Trials carried over from an earlier baseline (``run --pool``), by scenario: written after this

@@ -76,7 +76,7 @@ def run_suite(
     add to the built-ins the suite and these options call for; ``limits`` caps a scenario's trials
     below the settings' cap (a replay of recorded traces, ``agentassay analyze``); ``pool`` (with ``full``)
     pools the trials of that earlier baseline when its identity matches this run's (``pool_from``: where
-    it came from, for the results file; plugins/pool.py).
+    it came from, for the results file; features/pool/_plugin.py).
     """
     options = RunOptions(
         entry or suite.agent.entry,

@@ -235,7 +235,7 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
         return None
     if untested:
         run.note("metamorphic relations reported but not tested by the gate: " + "; ".join(untested))
-    # Only suite-wide constants beside the scenarios, so shards' sections merge key by key (results/_merge.py).
+    # Only suite-wide constants beside the scenarios, so shards' sections merge key by key (features/shards/_merge.py).
     return {
         KIND: {
             "share": SHARE,

@@ -16,7 +16,7 @@ job summary saying so, so a required check never waits for a status that will no
 
 Trust: results a ``workflow_run`` publish job is handed were made by the pull request's code (a
 fork's, above all). They are re-derived from their trials against the base branch's baseline and
-settings (results/_untrusted.py), and the status and comment say whose they are.
+settings (integrations/github/_untrusted.py), and the status and comment say whose they are.
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ class Action:
 
     def record(self, suite: Any) -> int:
         """Record the baseline; when the default branch's previous baseline can be fetched, pool its trials
-        into the new one if nothing that could change behaviour changed (plugins/pool.py)."""
+        into the new one if nothing that could change behaviour changed (features/pool/_plugin.py)."""
         previous, why = None, "a shard records without pooling (merge the shards; docs/action.md)"
         if self.shard() is None:
             previous = self.fetch_baseline(pooling=True)
@@ -308,7 +308,7 @@ class Action:
 
     def judge_untrusted(self, loaded: list[Any], pr: dict[str, Any] | None) -> Any:
         """Results made by a pull request's code, judged again: their trials against the base branch's
-        baseline and settings, nothing they conclude read (results/_untrusted.py); saved beside the reports.
+        baseline and settings, nothing they conclude read (integrations/github/_untrusted.py); saved beside the reports.
 
         The base branch is GitHub's record of the PR's (``verify_pr``), else the default branch: never
         one named by the artifact. A baseline that exists but cannot be fetched is an error, since

@@ -16,7 +16,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..spec import Scenario, Settings
-from ..stats import Decision, Verdict, adjust_pvalues, deployment_decision, suite_verdict
+from ..stats import (
+    Decision,
+    Verdict,
+    adjust_pvalues,
+    deployment_decision,
+    sample_size_one_sample,
+    sample_size_two_sample,
+    suite_verdict,
+)
 from ._evidence import STAGES, Evidence
 from ._monitors import (
     Monitor,
@@ -108,7 +116,6 @@ def fixed_n_equivalent(
     delta``. Regression: paper Eq. 6 per arm at the baseline's observed rate (kept inside
     ``[delta + 0.01, 0.99]`` so that a perfect baseline still gives a finite figure).
     """
-    from ..stats import sample_size_one_sample, sample_size_two_sample
 
     alpha = scenario_alpha(settings, scenarios, holm_later=False)
     try:

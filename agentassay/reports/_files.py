@@ -10,6 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ._html import load_traces, render_html
+from ._junit import render_junit
+from ._markdown import render_pr_comment
+
 if TYPE_CHECKING:
     from ..plugins import Plugins
     from ..results import Results
@@ -34,7 +38,6 @@ def write_report_files(
     report's trace viewer reads (the run's traces, by run id); without it the viewer is left out."""
     written: list[Path] = []
     if html is not None:
-        from ._html import load_traces, render_html
 
         traces = load_traces(store, results) if store is not None and Path(store).is_file() else None
         sidecar = sidecar_of(html)
@@ -43,11 +46,9 @@ def write_report_files(
         if page.sidecar is not None:
             written.append(_write(sidecar, page.sidecar))
     if junit is not None:
-        from ._junit import render_junit
 
         written.append(_write(junit, render_junit(results, secrets=secrets)))
     if markdown is not None:
-        from ._markdown import render_pr_comment
 
         written.append(_write(markdown, render_pr_comment(results, secrets=secrets, plugins=plugins)))
     return written

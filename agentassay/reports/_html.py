@@ -35,6 +35,9 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..results import Results, ScenarioResult, TrialOutcome, more_trials_text
 from ..stats import Verdict, proportion_ci
+from ..traces import TraceStore
+from ._charts import CountPath, RateRow, SprtPath, count_chart, rates_chart, sprt_chart
+from ._markdown import _pct, _pp, _redactor
 from ._sections import (
     ReportContext,
     ScenarioPart,
@@ -52,6 +55,7 @@ from ._summary import (
     scenario_usd,
 )
 from ._summary import clip as _clip
+from ._summary import invisible_dropped as visible
 
 if TYPE_CHECKING:
     import jinja2
@@ -118,7 +122,6 @@ def _visible(text: str) -> str:
     """Text without Unicode's "other" characters (controls, bidirectional overrides, zero-width ones,
     private use, unassigned), whitespace kept: ``_summary.invisible_dropped``, with a fast path for ASCII,
     which is most of what agents write (traces run to megabytes)."""
-    from ._summary import invisible_dropped as visible
 
     return _ASCII_CONTROLS.sub("", text) if text.isascii() else visible(text)
 
@@ -307,7 +310,6 @@ class _TraceSummary:
 
 def _rate(passes: int, trials: int) -> _Rate | None:
     """``38/40``, ``95%`` and its 95% Wilson interval ``83–99%``, as the PR comment prints them."""
-    from ._markdown import _pct
 
     if trials <= 0:
         return None
@@ -329,7 +331,6 @@ def _threshold(results: Results, s: ScenarioResult) -> float:
 
 def _row(results: Results, s: ScenarioResult, clean: _Clean, said: Sequence[ScenarioPart] = ()) -> _Row:
     """One table row: the same cells as the PR comment's, rates split into count, rate and interval."""
-    from ._markdown import _pct, _pp
 
     cand = s.passes / s.counted_trials if s.counted_trials else None
     effect = "—"
@@ -405,8 +406,6 @@ def _head(results: Results, clean: _Clean) -> _Head:
 def _rates_figure(results: Results, ordered: Sequence[ScenarioResult], clean: _Clean) -> _Figure | None:
     from markupsafe import Markup
 
-    from ._charts import RateRow, rates_chart
-    from ._markdown import _pct
 
     def triple(k: int, n: int) -> tuple[float, float, float] | None:
         if n <= 0:
@@ -454,7 +453,6 @@ def _sprt_path(s: ScenarioResult, verdict: str, notes: Sequence[str] = ()) -> tu
     reproduces the recorded statistic."""
     import math
 
-    from ._charts import SprtPath
 
     ev = s.verdict.evidence
     threshold, delta = _num(ev, "threshold"), _num(ev, "delta")
@@ -492,7 +490,6 @@ def _sequential_figure(s: ScenarioResult, name: str, notes: Sequence[str] = ()) 
     with the decision marked, and a caption that says so."""
     from markupsafe import Markup
 
-    from ._charts import CountPath, count_chart, sprt_chart
 
     v, ev = s.verdict, s.verdict.evidence
     verdict = v.rate_verdict.value if v.rate_verdict is not None else v.verdict.value
@@ -895,7 +892,6 @@ def load_traces(store_path: str | Path, results: Results) -> dict[str, list[Stor
     """
     from dataclasses import replace
 
-    from ..traces import TraceStore
 
     path = Path(store_path)
     if not results.run_id or not path.is_file():
@@ -1004,7 +1000,6 @@ def render_html(
     """
     from markupsafe import Markup
 
-    from ._markdown import _redactor
 
     href = _check_href(sidecar_href)
     clean = _Clean(_redactor(secrets))

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..results import Results, ScenarioResult, TrialOutcome, more_trials_text
 from ..stats import Verdict, proportion_ci
+from ._markdown import _redactor
 from ._sections import ReportContext, ScenarioPart, collect
 from ._summary import VERDICT_WORD
 
@@ -316,7 +317,6 @@ def render_junit(results: Results, *, secrets: Sequence[str] = (), plugins: Plug
     are ``secrets``, extra values to hide (as in the PR comment and HTML report). What the plugins say
     about a scenario (``plugins``: default, the installed ones) adds figures and lines to its testcase.
     """
-    from ._markdown import _redactor
 
     text = _Text(_redactor(secrets))
     said = collect(results, ReportContext("junit", tuple(secrets), escape=text.line, clean=text.line), plugins).parts

@@ -23,6 +23,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ..boundary import redactor, secret_env
 from ..results import Results, ScenarioResult, more_trials_text
 from ..stats import Verdict, proportion_ci
 from ._sections import (
@@ -128,7 +129,6 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     Actions hands its inputs over as ``INPUT_GITHUB-TOKEN`` and the like, so those are caught too.
     ``environ`` defaults to ``os.environ``.
     """
-    from ..boundary import secret_env
 
     return sorted(secret_env(environ), key=lambda v: (-len(v), v))
 
@@ -139,7 +139,6 @@ def _redactor(secrets: Sequence[str]) -> Callable[[str], str]:
     Every renderer redacts again as defence: a results file or trace store made elsewhere (another
     version, a hand-edited file) may hold what the boundary would have removed.
     """
-    from ..boundary import redactor
 
     return redactor(secrets)
 

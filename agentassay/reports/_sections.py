@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..plugins import PluginError, default_plugins
+
 if TYPE_CHECKING:
     from ..plugins import Plugins
     from ..results import Results
@@ -115,7 +117,6 @@ class Collected:
 def collect(results: Results, report: ReportContext, plugins: Plugins | None = None) -> Collected:
     """The plugins' sections and scenario parts for ``results`` (never an exception: a report section
     must not cost the verdict its comment)."""
-    from ..plugins import PluginError, default_plugins
 
     out = Collected()
     try:

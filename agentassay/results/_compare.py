@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from ..gate import Candidate, GatePlan, decide, fixed_n_equivalent, monitor_for, replay
+from ..plugins import default_plugins
 from ..spec import Scenario
 from ._model import Results
 from ._more import with_more_trials
@@ -36,7 +37,6 @@ def compare_results(base: Results, cand: Results, *, plugins: Plugins | None = N
     """``cand``'s verdicts re-derived against ``base``: the plan and the evidence from the plugins
     (``agentassay_plan``, ``agentassay_scenario_evidence``; default: the built-ins the files need and
     the installed ones), the pass-rate tests replayed in trial order."""
-    from ..plugins import default_plugins
 
     settings = cand.settings
     counts = base.baseline_counts()

@@ -23,11 +23,13 @@ from .. import __version__
 from ..evaluators import Evaluator
 from ..gate import BaselineCounts, GatePlan, SuiteDecision, fixed_n_equivalent, monitor_for
 from ..integrations.adapters import AgentAdapter, load_adapter
-from ..plugins import Stash, hookimpl
-from ..results import Results, ScenarioResult, TrialOutcome
+from ..plugins import Stash, default_plugins, hookimpl
+from ..results import Results, ScenarioResult, TrialOutcome, aborted_record, baseline_notes
 from ..spec import ModelConfig, Scenario, Settings, Suite
+from ..stats import Decision
 from ..traces import Trace, TraceStore
 from ._engine import Engine, EngineOutcome, ScenarioState, run_engine
+from ._identity import identity
 from ._progress import Progress
 from ._signals import SignalLatch
 
@@ -204,7 +206,6 @@ class Run:
     @cached_property
     def identity(self) -> dict[str, Any]:
         """What this run measures (runner/_identity.py): ``agent.identity`` of the results file."""
-        from ._identity import identity
 
         assert self.adapter is not None
         return identity(
@@ -402,7 +403,6 @@ class Run:
             )
         self.notes[mark:mark] = core
         if self.baseline is not None:
-            from ..results import baseline_notes
 
             self.notes += baseline_notes(self.baseline, [s.name for s in self.scenarios], self.suite.name)
 
@@ -421,7 +421,6 @@ class Run:
         if failures and decision.decision.value == "deploy":
             from dataclasses import replace
 
-            from ..stats import Decision
 
             names = ", ".join(sorted({f.plugin for f in failures}))
             self.note(
@@ -476,7 +475,6 @@ class Run:
         except Exception as exc:  # no identity: the file never pools, and is otherwise whole
             agent["identity"] = {"error": f"{type(exc).__name__}: {exc}"}
         sections = dict(self.sections)
-        from ..results import aborted_record
 
         # A run that ended early (the agent could not be run, a signal) claims no suite decision (issue 22,
         # defect 11); the verdicts its scenarios reached, and every finished trial, stay.
@@ -521,7 +519,6 @@ def hooks_for(
     run_options: RunOptions, suite: Suite, plugins: Plugins | None, extra: list[tuple[str, Any]]
 ) -> Hooks:
     """The plugins a run needs: built-ins its suite and options call for, the installed ones, ``extra``."""
-    from ..plugins import default_plugins
 
     probe = _Probe(suite, run_options)
     return (plugins or default_plugins()).for_run(probe, extra)

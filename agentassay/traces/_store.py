@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import AgentAssayError
+from ..boundary import scrub_text, stored_json
 from ._model import Trace
 
 # 2 added a feature's per-trial column; 3 holds every plugin's per-trial data in one JSON column, ``data``
@@ -173,7 +174,6 @@ class TraceStore:
         What is written passes the boundary again (agentassay/boundary.py): every string repaired and
         redacted, each field capped at 64 KiB and the trace at 1 MiB, the cut noted in the text.
         """
-        from ..boundary import scrub_text, stored_json
 
         text, error = stored_json(trace)
         cur = self._db.execute(

@@ -15,6 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
+from ...reports import Section
+from ...runner._run import versions
+from ._alerts import SECTION, Conditions, alerts_of, change_alerts
 from ._settings import AlertsConfig
 
 if TYPE_CHECKING:
@@ -35,8 +38,6 @@ def _agent(run: Run) -> dict[str, Any]:
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
     if run.baseline is None:
         return None
-    from ...runner._run import versions
-    from ._alerts import SECTION, Conditions, change_alerts
 
     try:
         cand = Conditions(
@@ -57,7 +58,6 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
 def agentassay_compare_sections(baseline: Results, candidate: Results) -> dict[str, Any]:
     """``compare`` / ``merge --baseline``: the alerts from the files as recorded (the candidate's own start, not
     now); None drops a stale section the candidate carried."""
-    from ._alerts import SECTION, Conditions, change_alerts
 
     alerts = change_alerts(Conditions.of(baseline), Conditions.of(candidate), candidate.settings.of(AlertsConfig))
     return {SECTION: alerts or None}
@@ -65,8 +65,6 @@ def agentassay_compare_sections(baseline: Results, candidate: Results) -> dict[s
 
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
-    from ...reports import Section
-    from ._alerts import alerts_of
 
     alerts = alerts_of(results)
     if not alerts:

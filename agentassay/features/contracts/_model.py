@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 
 from ..._config_check import KeyLines, closest
 from ..._limits import PatternTimeout, compile_pattern, doing, regex_error
+from ...evaluators import Where, resolve
+from ...spec import Check as SpecCheck
 from ...spec import Extension, Scenario, SpecError, Suite
 from ...traces import Action, Step, Trace
 from ._expr import Env, EvalError, ExprError, Expression, compile_expression, shown
@@ -701,8 +703,6 @@ class _Parser:
         return _Built("output_schema", check)
 
     def _python(self, value: Any, key: str) -> _Built:
-        from ...evaluators import Where, resolve
-        from ...spec import Check as SpecCheck
 
         if not isinstance(value, str):
             raise self.error(key, "expected 'module:function'", expected="a string", got=value)

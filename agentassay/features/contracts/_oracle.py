@@ -21,6 +21,11 @@ from collections.abc import Iterable
 
 from scipy import special, stats
 
+from ...stats._exact import regression_pvalues
+from ...stats._regression import regression_codes
+from ...stats._validation import check_arms
+from ...stats._verdict import VERDICT_OF_CODE
+
 SATISFIED, VIOLATED, INCONCLUSIVE, NO_TRIALS = "satisfied", "violated", "inconclusive", "no trials"
 
 
@@ -76,10 +81,6 @@ def regression(
     verdict codes), without the effect sizes and the confidence bound it also computes: those cost about
     a second per call, and a scenario has a test per contract (tests/features/contracts/test_contracts.py checks they agree).
     """
-    from ...stats._exact import regression_pvalues
-    from ...stats._regression import regression_codes
-    from ...stats._validation import check_arms
-    from ...stats._verdict import VERDICT_OF_CODE
 
     kb, nb, kc, nc = check_arms(base_satisfied, base_trials, satisfied, trials)
     code = regression_codes(

@@ -25,8 +25,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..._config_check import closest, did_you_mean
+from ...gate import ScenarioTest
 from ...plugins._hookspecs import hookimpl
 from ...plugins._stash import StashKey
+from ...reports import Section
 from ...spec import Settings, SpecError
 from . import (
     ROOTS,
@@ -202,7 +205,6 @@ def agentassay_prepare(run: Run) -> None:
 
 
 def _unknown(c: Contract, what: str, name: str, have: set[str]) -> SpecError:
-    from ..._config_check import closest, did_you_mean
 
     valid = sorted(have) + (list(ROOTS) if what == "tool" and c.kind == "require" else [])
     near = closest(name, valid)
@@ -284,7 +286,6 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
 
 @hookimpl
 def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> list[ScenarioTest] | None:
-    from ...gate import ScenarioTest
 
     section = candidate.sections.get(KIND)
     if not section:
@@ -319,7 +320,6 @@ def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> list[Scenari
 
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
-    from ...reports import Section
 
     section = results.sections.get(KIND)
     if not section or not section.get("scenarios"):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...integrations.adapters._base import ToolInfo
 from ...traces import TRACE_SCHEMA, Step, StoreError, Trace
 from ._boundaries import DEFAULT_EPSILON, Boundary, compile_boundaries, values_at
 from ._chao1 import Chao1Estimate, chao1
@@ -784,7 +785,6 @@ def merge_behavioural_statistics(
         for key, what in (("tools", "tool inventory"), ("epsilon", "boundary epsilon"), ("states_as", "state abstraction")):
             if s.get(key) != first.get(key):
                 raise ValueError(f"{names[k]} was measured with another {what} than {names[0]}")
-    from ...integrations.adapters._base import ToolInfo
 
     tools = [ToolInfo(t["name"], parameters=t.get("parameters"), agent=t.get("agent")) for t in first["tools"]]
     acc = _Accumulator(tools, None if first["states_as"] == "default" else _no_more_traces, float(first["epsilon"]))

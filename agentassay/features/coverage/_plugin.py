@@ -32,7 +32,19 @@ from ...plugins._hookspecs import hookimpl
 from ...plugins._stash import StashKey
 from ...spec import Suite
 from ...traces import Trace
+from ..structure import ManifestError, extract_manifest, load_manifest, structural_coverage
+from ..structure._coverage import fast_observer
+from ..structure._generate import install_restricted_probe
+from ..structure._manifest import manifest_to_data, parse_manifest
+from ..structure._model import Observation
+from . import (
+    behavioural_accumulator,
+    behavioural_statistics,
+    finish_behavioural,
+    merge_behavioural_statistics,
+)
 from ._gate import coverage_gate
+from ._report import as_section, coverage_section, html_section
 from ._settings import CoverageConfig
 
 if TYPE_CHECKING:
@@ -61,10 +73,8 @@ class CoverageRun:
     count: int = 0
 
     def start(self, adapter: AgentAdapter) -> None:
-        from . import behavioural_accumulator
 
         if self.manifest is not None:
-            from ..structure._coverage import fast_observer
 
             self.observer = fast_observer(self.manifest)
         try:
@@ -95,7 +105,6 @@ def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> Coverag
     if not cfg.enabled:
         return None
     run = CoverageRun()
-    from ..structure import ManifestError, extract_manifest, load_manifest
 
     if cfg.manifest:
         run.manifest = load_manifest(cfg.manifest, derive_restrictions=cfg.derive_restrictions)
@@ -113,13 +122,14 @@ def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> Coverag
                 "structural coverage needs an OpenAI Agents SDK agent or `config.coverage.manifest` "
                 "(a hand-written manifest, docs/coverage.md#writing-a-manifest)"
             )
-    if cfg.probe_restricted and run.manifest is not None:
-        from ..structure._generate import install_restricted_probe
-
-        if _sdk_agent(adapter) is None or not install_restricted_probe(adapter, run.manifest):
-            run.notes.append(
-                "config.coverage.probe_restricted: no probe installed (needs an OpenAI Agents SDK agent with restricted edges)"
-            )
+    if (
+        cfg.probe_restricted
+        and run.manifest is not None
+        and (_sdk_agent(adapter) is None or not install_restricted_probe(adapter, run.manifest))
+    ):
+        run.notes.append(
+            "config.coverage.probe_restricted: no probe installed (needs an OpenAI Agents SDK agent with restricted edges)"
+        )
     return run
 
 
@@ -128,8 +138,6 @@ def measure_coverage(
 ) -> dict[str, Any]:
     """The ``coverage`` section of the results file; with ``statistics`` (a shard) also ``merge``, what
     :func:`merge_coverage` needs to make the shards' sections one."""
-    from ..structure import structural_coverage
-    from . import behavioural_statistics, finish_behavioural
 
     cfg = suite.settings.of(CoverageConfig)
     out: dict[str, Any] = {"structural": None, "behavioural": None, "notes": list(run.notes)}
@@ -167,7 +175,6 @@ def _structural_statistics(run: CoverageRun) -> dict[str, Any]:
     """The manifest and each distinct observation, in the order first seen, with the trial and scenario
     that first showed it: absorbed again in (trial, scenario) order, they give the labels and the
     order of ``ambiguous`` an unsharded run gives (``structural_coverage`` keeps the first label)."""
-    from ..structure._manifest import manifest_to_data
 
     observations = []
     for key, (label, obs) in run.seen.items():
@@ -191,9 +198,6 @@ def _merge_structural(
     sources: Sequence[str],
     place: Mapping[str, int],
 ) -> dict[str, Any]:
-    from ..structure import structural_coverage
-    from ..structure._manifest import parse_manifest
-    from ..structure._model import Observation
 
     manifest = stats[0]["manifest"]
     for s, src in zip(stats[1:], sources[1:], strict=True):
@@ -236,7 +240,6 @@ def merge_coverage(
     ``cfg`` is the suite's ``config.coverage``. A part that cannot be merged (a shard without
     statistics, different manifests or tool inventories) is left out with a note saying why.
     """
-    from . import finish_behavioural, merge_behavioural_statistics
 
     if not any(sections):
         return None, []
@@ -371,7 +374,6 @@ def agentassay_report_sections(results: Results, report: ReportContext) -> list[
         or not (cov.get("structural") or cov.get("behavioural"))
     ):
         return None
-    from ._report import as_section, coverage_section, html_section
 
     if report.format == "html":  # the summary, the gaps and the coordination graph as an inline SVG
         return [html_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets)]

@@ -25,6 +25,7 @@ from ...reports._markdown import Md, _redactor, escape_markdown
 from ...reports._sections import Diagram, Section
 from ...reports._summary import clip
 from ...reports._summary import invisible_dropped as _visible
+from ...reports._svg import FONT, MONO, MUTED, Svg, arrowhead, num
 
 if TYPE_CHECKING:
     from ...reports._svg import Svg
@@ -599,7 +600,6 @@ def _route(s: tuple[float, float], t: tuple[float, float], off: float, lane: flo
     Neighbouring columns are joined by one curve inside the gap between them; an edge that spans
     more columns drops into the gap between two rows (``lane``) and runs along it, so it never
     crosses a box. An edge within a column loops out to the right."""
-    from ...reports._svg import num
 
     def p(x: float, y: float) -> str:
         return f"{num(x)},{num(y)}"
@@ -705,7 +705,6 @@ def _svg_layout(structural: Mapping[str, Any]) -> _SvgLayout:
 def _svg_edges(svg: Svg, lay: _SvgLayout, redact: Callable[[str], str]
                ) -> list[tuple[float, float, str, str]]:
     """Draw the edges before the boxes, so boxes sit on top; return their labels, to go over everything."""
-    from ...reports._svg import arrowhead
 
     labels: list[tuple[float, float, str, str]] = []
     in_lane: dict[float, int] = {}
@@ -734,7 +733,6 @@ def _svg_edges(svg: Svg, lay: _SvgLayout, redact: Callable[[str], str]
 
 def _svg_node(svg: Svg, n: _Node, x: float, y: float, entry: bool, redact: Callable[[str], str]) -> None:
     """Draw one node's box (a hexagon for a coordinator) with its clipped label and full-name tooltip."""
-    from ...reports._svg import FONT, MONO
 
     fill, stroke, dash = _SVG_NODE[_status(n)]
     width_ = 3.5 if entry else 1.4
@@ -768,7 +766,6 @@ def coverage_svg(structural: Mapping[str, Any], *, secrets: Sequence[str] = ()) 
     clipped and escaped; the full name is the node's tooltip. Beyond 60 agents or 120 tools the first
     ones are drawn and a line under the picture says how many were left out.
     """
-    from ...reports._svg import MUTED, Svg
 
     redact = _redactor(secrets)
     lay = _svg_layout(structural)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ...gate import ScenarioVerdict
 from ...spec import Settings
 from ...stats import Verdict, adjust_pvalues
+from . import fingerprint_test, from_records, plan_budget
 from ._records import VERDICT_KEY
 
 if TYPE_CHECKING:
@@ -67,7 +68,6 @@ def plan(baseline: Sequence[dict[str, float]], settings: Settings, *, scenarios:
     """The candidate's fingerprint sample size, or None when there is nothing to compare with."""
     if not settings.part("fingerprints").enabled or len(baseline) < MIN_ROWS:
         return None
-    from . import from_records, plan_budget
 
     alpha = settings.alpha * SHARE
     if settings.part("fingerprints").trials is not None:
@@ -104,7 +104,6 @@ def test(
     """Permutation max-T test of the two samples at alpha * SHARE (Holm across scenarios comes later)."""
     if len(baseline) < MIN_ROWS or len(candidate) < MIN_ROWS:
         return None
-    from . import fingerprint_test, from_records
 
     xb, xc = from_records(_strip(baseline), _strip(candidate))
     return fingerprint_test(

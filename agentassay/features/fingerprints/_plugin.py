@@ -18,6 +18,7 @@ from ._gate import SHARE, FingerprintEvidence, FingerprintPlan, recording_sample
 from ._gate import plan as fingerprint_plan
 from ._gate import test as fingerprint_test
 from ._records import SAMPLE_KEY, fingerprint_sample, first_fingerprints, trial_data
+from ._report import report_parts
 
 if TYPE_CHECKING:
     from ...reports import ReportContext, ScenarioPart, Section
@@ -91,6 +92,5 @@ def agentassay_scenario_evidence(plan: GatePlan, candidate: Any) -> list[Fingerp
 
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section | ScenarioPart]:
-    from ._report import report_parts
 
     return report_parts(results, report)

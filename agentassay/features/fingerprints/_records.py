@@ -14,6 +14,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ...spec._settings import FeatureRecords
+from ._extract import fingerprint_of
 
 if TYPE_CHECKING:
     from ...results import ScenarioResult, TrialOutcome
@@ -44,7 +45,6 @@ def _mapping(raw: object) -> dict[str, Any] | None:
 
 def trial_data(trace: Trace) -> dict[str, Any] | None:
     """The fingerprint of a finished trial's trace, as the trial's data."""
-    from ._extract import fingerprint_of
 
     fp = fingerprint_of(trace)
     return None if fp is None else {TRIAL_KEY: fp}

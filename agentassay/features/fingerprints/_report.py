@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...reports import ScenarioPart, Section
 from ...reports._charts import _BASE, label_width
 from ...reports._svg import BLUE, GRID, INK, MUTED, RED, Svg
 from ._records import shift_test
@@ -159,7 +160,6 @@ def _cell(b: Behaviour, report: ReportContext) -> str:
 
 def scenario_part(s: ScenarioResult, report: ReportContext) -> ScenarioPart | None:
     """What the reports show of one scenario's fingerprint comparison, in ``report.format``."""
-    from ...reports import ScenarioPart
 
     b = behaviour_of(s)
     if b is None:
@@ -178,7 +178,6 @@ def scenario_part(s: ScenarioResult, report: ReportContext) -> ScenarioPart | No
 
 def report_parts(results: Results, report: ReportContext) -> list[Section | ScenarioPart]:
     """The run's "fingerprints on/off" setting, then each scenario's part."""
-    from ...reports import Section
 
     out: list[Section | ScenarioPart] = []
     if report.format in ("markdown", "html"):

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
 from ...plugins._stash import StashKey
+from ...reports import Section
+from . import Judge, JudgedEvaluator, JudgeStats, MemoryCache, StoreCache, judge_configs, parse_judge
 
 if TYPE_CHECKING:
     from ...reports import ReportContext, Section
@@ -46,7 +48,6 @@ STATE = StashKey[_State]()  # this plugin's state for one run
 
 @hookimpl
 def agentassay_configure(run: Run) -> None:
-    from . import judge_configs, parse_judge
 
     configs = judge_configs(run.suite, run.search)
     top = run.suite.extensions.get("judge")
@@ -56,7 +57,6 @@ def agentassay_configure(run: Run) -> None:
 
 @hookimpl
 def agentassay_prepare(run: Run) -> None:
-    from . import Judge, JudgedEvaluator, MemoryCache, StoreCache
 
     state: _State | None = run.stash.get(STATE, None)
     if state is None:
@@ -110,7 +110,6 @@ def _recorder(run: Run, state: _State, scenario: str) -> Any:
 def _scenario_info(
     config: JudgeConfig, by_trial: dict[int, TraceGrade | None], priced: bool
 ) -> dict[str, Any]:
-    from . import JudgeStats
 
     grades = [g for _, g in sorted(by_trial.items()) if g is not None]
     stats = JudgeStats.of(grades, priced=priced)
@@ -134,7 +133,6 @@ def _scenario_info(
 
 @hookimpl
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
-    from . import JudgeStats
 
     state: _State | None = run.stash.get(STATE, None)
     if state is None or not state.grades:
@@ -212,7 +210,6 @@ def scenario_line(name: str, s: dict[str, Any], usd: Callable[[float], str], def
 
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
-    from ...reports import Section
 
     section = results.sections.get(NAME)
     if not isinstance(section, dict):

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..._limits import PatternTimeout, UserPattern
+from ...evaluators import outcome as _outcome
+from ...evaluators._checks import _text as text_of
 
 if TYPE_CHECKING:
     from ...results import TrialOutcome
@@ -34,7 +36,6 @@ class Side:
 
 
 def _text(value: Any) -> str:
-    from ...evaluators._checks import _text as text_of
 
     return text_of(value)
 
@@ -110,7 +111,6 @@ class RelationCheck:
         return None if n <= int(self.value) else f"the follow-up output has {n} words, more than {self.value}"
 
     def _python(self, s: Side, f: Side) -> str | None:
-        from ...evaluators import outcome as _outcome
 
         assert self.function is not None
         who = f"check {self.value}"

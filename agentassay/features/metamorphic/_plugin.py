@@ -30,8 +30,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..._limits import DEFAULT_TIMEOUT, deadline
+from ...gate import ThresholdFixed
 from ...plugins._hookspecs import hookimpl
 from ...plugins._stash import StashKey
+from ...reports import Section
+from ...runner import ScenarioState, trial_seed
+from . import DEFAULT_TRIALS, Side, config_trials, suite_relations
 from ._stats import CI_METHOD, CONFIDENCE, KIND, SHARE, assess, by_name, scenario_test
 
 if TYPE_CHECKING:
@@ -68,7 +73,6 @@ STATE = StashKey[_State]()  # this plugin's state for one run
 
 @hookimpl
 def agentassay_configure(run: Run) -> None:
-    from . import DEFAULT_TRIALS, config_trials, suite_relations
 
     relations = suite_relations(run.suite, search=run.search)
     configured = config_trials(run.suite)
@@ -96,7 +100,6 @@ def agentassay_trial_finished(
     name = state.scenario.name
     if mine is None or name not in mine.relations:
         return
-    from . import Side
 
     if phase.name == "target":
         if outcome.index < mine.trials:
@@ -114,7 +117,6 @@ def _pairs(run: Run, mine: _State, relation: Relation) -> int:
         k += 1
     adapter = run.adapter
     if getattr(adapter, "replay", False):
-        from ...runner import trial_seed
 
         j = 0
         while j < k and adapter.has(
@@ -130,8 +132,6 @@ def agentassay_after_trials(run: Run) -> None:
     mine: _State | None = run.stash.get(STATE, None)
     if mine is None or run.aborted or run.interrupted or run.adapter is None:
         return
-    from ...gate import ThresholdFixed
-    from ...runner import ScenarioState
 
     groups: dict[str, list[Relation]] = {}  # one phase per relation name, over every scenario that has it
     for sc in run.scenarios:
@@ -172,7 +172,6 @@ def record(relation: Relation, mine: _State, timeout: float | None = None) -> di
 
     ``timeout``: each pair's check gets that long (``config.timeout``; a ``regex`` check gives up after it).
     """
-    from ..._limits import DEFAULT_TIMEOUT, deadline
 
     src = mine.sources.get(relation.scenario, {})
     fu = mine.followups.get((relation.scenario, relation.name), {})
@@ -318,7 +317,6 @@ def relation_line(scenario: str, e: Mapping[str, Any], gate: Mapping[str, Any] |
 
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
-    from ...reports import Section
 
     section = results.sections.get(KIND)
     if not isinstance(section, Mapping) or not section.get("scenarios"):

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..._config_check import KeyLines, closest, did_you_mean
 from ..._limits import compile_pattern, regex_error
+from ...evaluators import Where, resolve
 from ...spec import Check, Extension, Scenario, SpecError, Suite
 from ._checks import CHECKS, PLAIN, VALUED, RelationCheck
 from ._transforms import CASES, NOISE, PARAPHRASES, PERMUTE, TRANSFORMS, Transform, TransformError
@@ -88,7 +89,6 @@ class _Reader:
         return value
 
     def resolve(self, key: str, entry: Any) -> Any:
-        from ...evaluators import Where, resolve
 
         if not isinstance(entry, str):
             raise self.error(key, f"expected 'module:function', got {entry!r}.", expected="'module:function'")

@@ -18,6 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ...gate import ScenarioTest
+from ...stats import proportion_ci, regression_verdict
+
 if TYPE_CHECKING:
     from ...gate import ScenarioTest
     from ...spec import Settings
@@ -34,7 +37,6 @@ def interval(violations: int, pairs: int) -> list[float] | None:
     """The exact two-sided 95% interval of the violation rate (None without pairs)."""
     if pairs <= 0:
         return None
-    from ...stats import proportion_ci
 
     lo, hi = proportion_ci(violations, pairs, confidence_level=CONFIDENCE, method=CI_METHOD)
     return [float(lo), float(hi)]
@@ -56,7 +58,6 @@ def regression(
     The pass-rate regression test on the non-violating pairs; cached, since the exact
     non-inferiority bound costs a tenth of a second and ``compare`` and the report ask again.
     """
-    from ...stats import regression_verdict
 
     r = regression_verdict(
         base_pairs - base_violations,
@@ -168,7 +169,6 @@ def scenario_test(
 ) -> ScenarioTest | None:
     """The gate's evidence from two ``metamorphic`` sections: one p-value per scenario ``gated`` (its share
     was reserved in the plan), Bonferroni over its tested relations; None when nothing is tested."""
-    from ...gate import ScenarioTest
 
     if not base or not candidate:
         return None

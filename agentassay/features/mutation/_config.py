@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..._config_check import closest, did_you_mean
+from ...integrations.adapters import AgentLoadError
+from ...integrations.adapters._resolve import import_entry
 from ...spec import PROVIDERS, ModelConfig, SpecError, Suite
 from ._operators import OPERATORS
 
@@ -118,8 +120,6 @@ def _check_prompt(ref: str, suite: Suite, error: Any) -> None:
     """A prompt entry must import (from the working folder or the suite's, as the agent entry does) and be a string."""
     from pathlib import Path
 
-    from ...integrations.adapters import AgentLoadError
-    from ...integrations.adapters._resolve import import_entry
 
     try:
         value = import_entry(ref, search=[Path.cwd(), suite.root])

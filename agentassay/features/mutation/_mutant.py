@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...integrations.adapters._openai_agents import OpenAIAgentsAdapter
+from ...integrations.adapters._resolve import is_sdk_agent
 from ...spec import Suite
 
 if TYPE_CHECKING:
@@ -57,7 +59,6 @@ class Target:
 
     @property
     def sdk_agent(self) -> Any:
-        from ...integrations.adapters._resolve import is_sdk_agent
 
         agent = getattr(self.adapter, "agent", None)
         return agent if is_sdk_agent(agent) else None
@@ -68,7 +69,6 @@ class Target:
 
     def sdk_adapter(self, entry_clone: Any, **kwargs: Any) -> Any:
         """An Agents SDK adapter like the original, for a mutated clone of its graph."""
-        from ...integrations.adapters._openai_agents import OpenAIAgentsAdapter
 
         a = self.adapter
         return OpenAIAgentsAdapter(

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from ...integrations.adapters._openai_agents import _reachable
+from ...integrations.adapters._probe import Probe
 from ._mutant import Mutant, Mutated, Target
 from ._structural import clone_graph, structure_mutants
 
@@ -108,7 +110,6 @@ def prompt_mutants(t: Target) -> list[Mutant]:
     out: list[Mutant] = []
     agent = t.sdk_agent
     if agent is not None:
-        from ...integrations.adapters._openai_agents import _reachable
 
         for original in _reachable(agent):
             text = original.instructions
@@ -174,7 +175,6 @@ def tool_mutants(t: Target) -> list[Mutant]:
         return []
     from agents.tool import FunctionTool
 
-    from ...integrations.adapters._openai_agents import _reachable
 
     out: list[Mutant] = []
     for original in _reachable(agent):
@@ -236,7 +236,6 @@ def _tools(t: Target, agent_name: str, change: Callable[[list[Any]], list[Any]])
 
 def _faulty(t: Target, tool: str, mode: str) -> Callable[[], Mutated]:
     def build() -> Mutated:
-        from ...integrations.adapters._probe import Probe
         _, clones = clone_graph(t.sdk_agent)  # the probe installs on the clones' tool lists, never the user's
         return Mutated(adapter=t.sdk_adapter(clones[id(t.sdk_agent)], probe=Probe(faults={tool: mode})))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
+from ...reports import Section
 
 if TYPE_CHECKING:
     from ...reports import ReportContext, Section
@@ -36,7 +37,6 @@ def agentassay_report_sections(results: Results, report: ReportContext) -> list[
     section = results.sections.get("mutation")
     if not isinstance(section, dict):
         return None
-    from ...reports import Section
 
     scores = section.get("scores") or {}
     paragraphs = [score_text("Mutation score", scores.get("overall") or {"mutants": 0})]

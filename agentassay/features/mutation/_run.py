@@ -27,9 +27,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...plugins import hookimpl
+from ...integrations.adapters import load_adapter
+from ...plugins import default_plugins, hookimpl
 from ...results import Results
+from ...runner import run_suite
 from ...spec import Suite
+from ...stats import proportion_ci
 from ..budget._settings import BudgetSettings
 from ._config import CLASSES, MutationConfig
 from ._operators import Mutant, Target, generate
@@ -91,7 +94,6 @@ def classify(check: Results, *, alpha_equiv: float = ALPHA_EQUIV) -> Classificat
 
 def score(statuses: Sequence[str]) -> dict[str, Any]:
     """Eq. 22: killed / activated (not-activated and not-run mutants left out), with a 95% exact interval."""
-    from ...stats import proportion_ci
 
     killed = sum(1 for s in statuses if s == "killed")
     activated = sum(1 for s in statuses if s in ("killed", "survived", "inconclusive"))
@@ -141,7 +143,6 @@ class KillSwitch:
 
 def _adapter_loader(suite: Suite, entry: str) -> Callable[[Any], Any]:
     """A loader of ``entry``'s adapter for a model, preflighted, so model mutants load like the original."""
-    from ...integrations.adapters import load_adapter
 
     search = [__import__("pathlib").Path.cwd(), suite.root]
 
@@ -179,7 +180,6 @@ class _MutantChecker:
 
     def check(self, m: Mutant) -> None:
         """Run the gate on one mutant against the original's trials and record its classification."""
-        from ...runner import run_suite
 
         budget, spent = self.budget, self.spent
         with self.lock:
@@ -263,13 +263,11 @@ def run_mutation(
     """Record the original once, check every mutant against it (``workers`` at a time, sharing the suite's
     ``concurrency``), classify, score. ``config.max_mutants`` caps the mutants; ``budget_usd`` of the suite
     caps the whole analysis (no mutant starts once it is spent)."""
-    from ...runner import run_suite
 
     say = progress or (lambda text: None)
     entry = entry or suite.agent.entry
     load = _adapter_loader(suite, entry)
 
-    from ...plugins import default_plugins
 
     base_plugins = plugins or default_plugins()
 

@@ -27,6 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from ...integrations.adapters._openai_agents import _agent_tool_target, _handoff_target, _reachable
+from ..structure import ManifestError, extract_manifest
+from ..structure._graph import obligations
 from ._mutant import Mutant, Mutated, Target
 
 if TYPE_CHECKING:
@@ -75,7 +78,6 @@ class StructuralMutant:
 
 def structural_mutants(m: Manifest) -> tuple[StructuralMutant, ...]:
     """Every mutant of ``m``, grouped by operator (in ``STRUCTURAL_OPERATORS`` order), each in manifest order."""
-    from ..structure._graph import obligations
 
     o = obligations(m)
     out: list[StructuralMutant] = []
@@ -132,7 +134,6 @@ def _sdk() -> types.SimpleNamespace:
     from agents import Agent, Handoff
     from agents.util._transforms import transform_string_function_style
 
-    from ...integrations.adapters._openai_agents import _agent_tool_target, _handoff_target, _reachable
 
     return types.SimpleNamespace(
         Agent=Agent,
@@ -450,7 +451,6 @@ def structure_mutants(t: Target) -> list[Mutant]:
     if agent is None:
         t.notes.append("structure: needs an OpenAI Agents SDK workflow; skipped")
         return []
-    from ..structure import ManifestError, extract_manifest
 
     try:
         manifest = extract_manifest(agent, system=t.suite.name)

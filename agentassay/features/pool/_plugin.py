@@ -23,6 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
 from ...plugins._stash import StashKey
+from ...runner import Prepared
+from ...runner._identity import differences
+from ...spec import SpecError
 
 if TYPE_CHECKING:
     from ...results import Results, TrialOutcome
@@ -62,7 +65,6 @@ def _generation(r: Results) -> int:
 
 def _refusals(prev: Results, identity: dict[str, Any]) -> tuple[list[str], list[str]]:
     """Why ``prev`` cannot be pooled with a run of ``identity``: (reasons, identity fields that differ)."""
-    from ...runner._identity import differences
 
     if prev.kind != "run":
         return [f"it is a `{prev.kind}` results file, not a recorded baseline (`agentassay run --full`)"], []
@@ -88,7 +90,6 @@ def _refusals(prev: Results, identity: dict[str, Any]) -> tuple[list[str], list[
 
 @hookimpl
 def agentassay_configure(run: Run) -> None:
-    from ...spec import SpecError
 
     if run.options.pool is None:
         return
@@ -107,7 +108,6 @@ def agentassay_configure(run: Run) -> None:
 @hookimpl
 def agentassay_prepare(run: Run) -> Prepared | None:
     """Compare identities; a pooled recording draws its seeds from the next stream (returned: ``seed_role``)."""
-    from ...runner import Prepared
 
     prev = run.options.pool
     if prev is None:

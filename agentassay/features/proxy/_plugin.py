@@ -27,7 +27,9 @@ from ...gate import GatePlan, ThresholdFixed
 from ...integrations.adapters import AgentAdapter
 from ...plugins._hookspecs import hookimpl
 from ...plugins._stash import StashKey
+from ...reports import Section
 from ...results import Results, ResultsError, TrialOutcome
+from ...runner import Prepared, ScenarioState
 from ...spec import Settings, SpecError, Suite
 from ...stats import ProxyAllocation, fidelity_correlation
 from ..fingerprints._gate import EXCLUDED
@@ -122,7 +124,6 @@ def plan_from_baseline(baseline: Results, settings: Settings) -> tuple[ProxyAllo
 
 def _phase(run: Run, adapter: AgentAdapter, caps: dict[str, int], *, role: str, seed_role: str | None, version: str) -> EngineOutcome:
     """Run ``caps[name]`` proxy trials of each scenario (the count is the plan; no test stops them)."""
-    from ...runner import ScenarioState
 
     settings = run.settings
     states = {}
@@ -241,7 +242,6 @@ STATE = StashKey[_State]()  # this plugin's state for one run
 @hookimpl
 def agentassay_prepare(run: Run) -> Prepared | None:
     """The proxy's adapter and, in a check, its allocation: the target then runs only its share (returned)."""
-    from ...runner import Prepared
 
     settings = run.settings
     proxy = settings.of(ProxySettings)
@@ -318,7 +318,6 @@ def proxy_of(results: Results) -> ProxySummary | None:
 
 @hookimpl
 def agentassay_report_sections(results: Results, report: ReportContext) -> list[Section] | None:
-    from ...reports import Section
 
     proxy = proxy_of(results)
     if proxy is None:

@@ -17,11 +17,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ...gate import SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
+from ...gate import Candidate, GatePlan, SuiteDecision, decide, fixed_n_equivalent, monitor_for, replay
+from ...plugins import default_plugins
 from ...results._compare import baseline_notes, compare_results
 from ...results._model import Results, ResultsError, ScenarioResult
 from ...results._more import with_more_trials
 from ...spec import Scenario, Settings
+from ..warm_start._prior import WarmPrior
 
 if TYPE_CHECKING:
     from ...plugins import Plugins
@@ -185,7 +187,6 @@ def _plugin_sections(
     ordered: Sequence[tuple[Results, str]], notes: list[str], plugins: Plugins | None
 ) -> dict[str, Any]:
     """Sections plugins make again for the whole suite (``agentassay_merge_sections``), e.g. coverage."""
-    from ...plugins import default_plugins
 
     shards = [r for r, _ in ordered]
     hooks = (plugins or default_plugins()).for_files(shards)
@@ -221,9 +222,6 @@ def _rederive_run(
     A warm start is rebuilt from the prior counts the verdict recorded; the plugins' plan and
     evidence (a run's contracts) are re-derived from the merged sections, as ``compare`` does for a check.
     """
-    from ...gate import Candidate, GatePlan
-    from ...plugins import default_plugins
-    from ..warm_start._prior import WarmPrior
 
     m = len(scenarios)
     plan = GatePlan(settings, tuple(s.name for s in scenarios), sections=dict(sections))

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
+from ...spec import SpecError
+from ._merge import shard_note, shard_slice
 
 if TYPE_CHECKING:
     from ...runner import Run
@@ -19,8 +21,6 @@ if TYPE_CHECKING:
 @hookimpl
 def agentassay_configure(run: Run) -> tuple[Scenario, ...] | None:
     """This shard's scenarios (the runner narrows ``run.scenarios`` to them)."""
-    from ...spec import SpecError
-    from ._merge import shard_slice
 
     shard = run.options.extra.get("shard")
     if shard is None:
@@ -49,7 +49,6 @@ def agentassay_configure(run: Run) -> tuple[Scenario, ...] | None:
 
 @hookimpl
 def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
-    from ._merge import shard_note
 
     if run.options.extra.get("shard") is None:
         return None

@@ -14,9 +14,12 @@ from typing import Any
 
 import yaml
 
+from ...integrations.adapters import AgentRunError
+from ...integrations.adapters._probe import Probe
 from ...traces import Trace
 from ._graph import merge_bundles, objectives, obligations
 from ._model import Manifest
+from ._realize import realize
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,6 @@ def install_restricted_probe(adapter: Any, manifest: Manifest) -> bool:
     restricted = obligations(manifest).restricted
     if not restricted or not hasattr(adapter, "probe"):
         return False
-    from ...integrations.adapters._probe import Probe
 
     adapter.probe = Probe(restricted=tuple((manifest.agent(a).name, manifest.tool(t).name) for a, t in restricted))
     return True
@@ -43,7 +45,6 @@ def install_restricted_probe(adapter: Any, manifest: Manifest) -> bool:
 
 def witness_executor(adapter: Any, manifest: Manifest) -> Any:
     """``execute(text, seed) -> Trace`` over the adapter, with the restricted-tool probe installed."""
-    from ...integrations.adapters import AgentRunError
 
     install_restricted_probe(adapter, manifest)
 
@@ -123,7 +124,6 @@ def generate_suite(
     suite: Any, manifest: Manifest, adapter: Any, *, lm: Any, attempts: int = 5, seed: int = 0, output: Path
 ) -> GenerateResult:
     """Realize every bundle of ``manifest`` against ``adapter`` and write the scenarios to ``output``."""
-    from ._realize import realize
 
     bundles = merge_bundles(objectives(obligations(manifest)), entry=manifest.entry_agent)
     execute = witness_executor(adapter, manifest)

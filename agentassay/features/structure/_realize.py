@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...traces import Trace
 from ._model import Bundle, Manifest, Objective, ObjectiveKind, Observation, observe
+from ._scripted import ScriptedEngine
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -910,7 +911,6 @@ def realizer_lm(
             raise ValueError(
                 "realizer LM config: model 'scripted' needs a script (`script: path/to/script.yml`)"
             )
-        from ._scripted import ScriptedEngine
 
         return dspy.LM("scripted/realizer", engine=ScriptedEngine(script), cache=False)
     kwargs: dict[str, Any] = {}

@@ -19,12 +19,17 @@ from typing import Any
 
 from ..._errors import AgentAssayError
 from ..._limits import UserPattern, compile_pattern, regex_error
+from ...integrations.adapters._resolve import import_entry, is_sdk_agent
+from ...integrations.importers import ImportStats, detect_format, import_traces
+from ...plugins import default_plugins
 from ...results import Results, ResultsError, load_results
+from ...runner import run_suite, trial_seed
 from ...spec import Suite
 from ...traces import Trace, TraceStore
 from ..budget._settings import BudgetSettings
 from ..coverage._settings import CoverageConfig
 from ..proxy._settings import ProxySettings
+from ._replay import ReplayAdapter
 
 MATCH_KEYS = ("input", "attribute", "equals", "regex")
 
@@ -191,7 +196,6 @@ def _from_store(
 def _from_import(
     g: Gathered, path: Path, suite: Suite, rules: dict[str, Rule | None], label: str
 ) -> dict[str, Any]:
-    from ...integrations.importers import ImportStats, detect_format, import_traces
 
     stats = ImportStats()
     fmt = detect_format(path)
@@ -276,7 +280,6 @@ def replay_suite(suite: Suite, g: Gathered) -> tuple[Suite, Any, dict[str, int]]
     """The suite as replayed — a fixed cap of the most traces any scenario has, each scenario limited to its
     own — and the adapter's keys and fetch: recorded trial i of a scenario answers the replay's trial i
     (its input, the replay's seed); a follow-up, its own input with its source's seed."""
-    from ...runner import trial_seed
 
     counts = {s.name: g.counts.get(s.name, 0) for s in suite.scenarios}
     cap = max(counts.values(), default=0)
@@ -331,9 +334,6 @@ def _analyze(
     plugins: Any,
     progress: bool,
 ) -> Any:
-    from ...integrations.adapters._resolve import import_entry, is_sdk_agent
-    from ...plugins import default_plugins
-    from ...runner import run_suite
 
     matched = sum(g.counts.values())
     if not matched:
@@ -353,7 +353,6 @@ def _analyze(
         agent = obj if is_sdk_agent(obj) else None
     except Exception:  # coverage falls back to behavioural only; the analysis never needs the agent to run
         agent = None
-    from ._replay import ReplayAdapter
 
     adapter = ReplayAdapter(keys, fetch, agent=agent, sources=[str(s) for s in sources])
     cache = TraceStore(store) if store is not None and _is_sqlite(Path(store)) else None

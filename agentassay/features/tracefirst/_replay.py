@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..._errors import AgentAssayError
+from ...integrations.adapters._openai_agents import OpenAIAgentsAdapter
 from ...traces import Trace
 
 
@@ -62,7 +63,6 @@ class ReplayAdapter:
     def tools(self) -> list[Any]:
         if self.agent is None:
             return []
-        from ...integrations.adapters._openai_agents import OpenAIAgentsAdapter
 
         return OpenAIAgentsAdapter(self.agent).tools()  # describes the imported agent; it is never run
 

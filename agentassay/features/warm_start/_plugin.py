@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...plugins._hookspecs import hookimpl
+from ...reports import ScenarioPart
 from ._prior import WarmPrior
 
 if TYPE_CHECKING:
@@ -43,7 +44,6 @@ def agentassay_report_sections(results: Results, report: ReportContext) -> list[
     """In the HTML report, a sentence on the SPRT chart's caption: the warm PASS rule is not drawn."""
     if report.format != "html":
         return None
-    from ...reports import ScenarioPart
 
     out = []
     for s in results.scenarios:

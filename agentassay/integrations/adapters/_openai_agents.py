@@ -48,6 +48,7 @@ from ...traces import Action, Cost, Step, Trace, TraceMetadata
 from ._base import AgentRunError, ToolInfo
 from ._base import describe_exception as _describe
 from ._offline import MODEL_NAME, Behaviour, OfflineModel, load_behaviour
+from ._preflight import key_variable
 from ._probe import RESTRICTED_CALL, TOOL_NOT_FOUND, Probe, ProbeInstaller
 from ._transient import is_transient as is_transient_error
 
@@ -336,7 +337,6 @@ class OpenAIAgentsAdapter:
     @property
     def credentials_hint(self) -> str:
         """What to check when the provider rejects the key mid-run (the engine stops the run on it)."""
-        from ._preflight import key_variable
 
         env = key_variable(self.model_config)
         where = f" in {env}" + (" (model.api_key_env)" if self.model_config.api_key_env else "") if env else ""

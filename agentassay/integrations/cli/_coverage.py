@@ -45,7 +45,7 @@ def _load_manifest(target: str, *, derive: bool, system: str | None) -> Any:
 
 
 def _counts_line(manifest: Any) -> str:
-    from ...features.structure import obligations
+    from ...features.structure import obligations  # lazy: `agentassay --help` loads none of this
 
     o = obligations(manifest)
 
@@ -111,7 +111,7 @@ def manifest(entry: str, derive: bool, system: str | None, output: Path | None, 
 
 
 def _realizer_lm(script: Path | None, lm: str | None, api_base: str | None, api_key_env: str | None, suite_root: Path) -> Any:
-    from ...features.structure import realizer_lm
+    from ...features.structure import realizer_lm  # lazy: `agentassay --help` loads none of this
 
     if lm is not None and script is not None:
         raise click.UsageError("give either --lm (a real model) or --script (the scripted offline LM), not both")
@@ -164,13 +164,13 @@ def generate(
     only when its trace witnesses every objective of its bundle; unrealized objectives are reported
     and listed at the top of the generated file. Exit 0, 3 on bad input, 4 if the agent cannot run.
     """
-    from ...features.structure import generate_suite
-    from ...spec import load_suite
-    from ..adapters import load_adapter
+    from ...features.structure import generate_suite  # lazy: `agentassay --help` loads none of this
+    from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
+    from ..adapters import load_adapter  # lazy: `agentassay --help` loads none of this
 
     s = load_suite(suite)
     engine_lm = _realizer_lm(script, lm, api_base, api_key_env, s.root)
-    from ...features.coverage._settings import CoverageConfig  # lazily: `agentassay --help` loads no feature
+    from ...features.coverage._settings import CoverageConfig  # lazy: `agentassay --help` loads none of this
 
     cfg = s.settings.of(CoverageConfig)
     search = [Path.cwd(), s.root]
@@ -218,7 +218,7 @@ def coverage(results_file: Path, as_json: bool, markdown: bool, mermaid: bool) -
     target), not a success. Exit 0, or 3 when the file is not a results file or has no coverage.
     """
     from ...features.coverage._report import coverage_section, mermaid_flowchart
-    from ...results import ResultsError, load_results
+    from ...results import ResultsError, load_results  # lazy: `agentassay --help` loads none of this
 
     results = load_results(results_file)
     cov = results.sections.get("coverage")

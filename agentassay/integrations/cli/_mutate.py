@@ -13,7 +13,7 @@ from ._run import _handle_errors, _plugins, plugin_option
 
 
 def _table(section: dict[str, Any]) -> str:
-    from ...features.mutation._plugin import WORD, score_text
+    from ...features.mutation._plugin import WORD, score_text  # lazy: `agentassay --help` loads none of this
 
     rows = [("mutant", "class", "verdict", "trials", "diff / evidence")]
     for m in section["mutants"]:
@@ -58,8 +58,8 @@ def mutate(suite: Path, operators: str | None, max_mutants: int | None, output: 
     finding), 3 bad suite or options, 4 the agent could not be run.
     """
     from ...features.mutation import parse_config, run_mutation
-    from ...spec import load_suite
-    from ._run import _overrides
+    from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
+    from ._run import _overrides  # lazy: `agentassay --help` loads none of this
 
     plugins = _plugins(plugin_specs)
     loaded = load_suite(suite, plugin_keys=plugins.suite_keys())

@@ -16,6 +16,8 @@ from typing import Any
 import click
 
 from ..._errors import AgentAssayError, ExitCode
+from ..._visible import visible
+from ...boundary import FIELD_LIMIT, redact, scrub_document
 
 DEFAULT_STORE = Path(".agentassay") / "traces.db"
 
@@ -28,9 +30,6 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
         try:
             return fn(*args, **kwargs)
         except AgentAssayError as exc:  # each error says its exit code (agentassay/_errors.py)
-            from ..._visible import visible
-            from ...boundary import redact
-
             # A message may quote a scenario name (visible) or an agent's own exception (redact).
             click.echo(f"error: {visible(redact(str(exc)), lines=True)}", err=True)
             return exc.exit_code
@@ -42,7 +41,7 @@ def _overrides(suite: Any, **values: Any) -> Any:
     changes = {k: v for k, v in values.items() if v is not None}
     if not changes:
         return suite
-    from ...spec import SpecError
+    from ...spec import SpecError  # lazy: `agentassay --help` loads none of this
 
     settings = replace(suite.settings, **changes)
     if settings.max_trials is not None and settings.max_trials < settings.trials:
@@ -54,7 +53,7 @@ def _emit(
     report: Any, output: Path | None, as_json: bool, quiet: bool, plugins: Any = None, *, html: Path | None = None,
     junit: Path | None = None, store: Path | None = None,
 ) -> int:
-    from ...reports import render_table
+    from ...reports import render_table  # lazy: `agentassay --help` loads none of this
 
     results = report.results
     lost: str | None = None  # -o failed after the run: where the results were kept instead
@@ -74,7 +73,6 @@ def _emit(
             if not quiet:
                 click.echo(f"report written to {path}", err=True)
     if as_json:
-        from ...boundary import FIELD_LIMIT, scrub_document
 
         click.echo(json.dumps(scrub_document(results.to_dict(), limit=FIELD_LIMIT, to_text=True), indent=1))  # as -o writes
     elif not quiet:
@@ -137,7 +135,7 @@ def _same_suite(names: list[str], suite: dict[str, Any], baseline: Any, path: Pa
     have = [s.name for s in baseline.scenarios]
     if set(names) & set(have):
         return
-    from ...results import ResultsError
+    from ...results import ResultsError  # lazy: `agentassay --help` loads none of this
 
     def who(info: dict[str, Any]) -> str:
         digest = info.get("sha256")
@@ -162,7 +160,7 @@ def plugin_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _plugins(specs: tuple[str, ...]) -> Any:
-    from ...plugins import Plugins
+    from ...plugins import Plugins  # lazy: `agentassay --help` loads none of this
 
     return Plugins(specs)
 
@@ -213,10 +211,10 @@ def _execute(
     pool: Path | None = None,
     **opts: Any,
 ) -> int:
-    from ...results import load_results, refuse_aborted
-    from ...runner import run_suite
-    from ...spec import load_suite
-    from ...traces import TraceStore
+    from ...results import load_results, refuse_aborted  # lazy: `agentassay --help` loads none of this
+    from ...runner import run_suite  # lazy: `agentassay --help` loads none of this
+    from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
+    from ...traces import TraceStore  # lazy: `agentassay --help` loads none of this
 
     if pool is not None and not opts["full"]:
         click.echo(
@@ -342,7 +340,7 @@ def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: b
     settings, so comparing the files a check used reproduces its verdicts. Exit codes as `check`.
     """
     from ...results import compare_results, load_results, refuse_aborted
-    from ...runner import RunReport
+    from ...runner import RunReport  # lazy: `agentassay --help` loads none of this
 
     plugins = _plugins(plugin_specs)
     base_results, cand_results = load_results(base), load_results(cand)
@@ -378,12 +376,11 @@ def merge(
     whole suite), so the result is what one unsharded run would have decided. Exit codes as `check`
     (0 deploy, 1 block, 2 manual); 3 when a shard is missing, repeated or from another suite.
     """
-    from ...features.shards import merge_results
-    from ...results import load_results
-    from ...runner import RunReport
+    from ...features.shards import merge_results  # lazy: `agentassay --help` loads none of this
+    from ...results import load_results, refuse_aborted  # lazy: `agentassay --help` loads none of this
+    from ...runner import RunReport  # lazy: `agentassay --help` loads none of this
 
     plugins = _plugins(plugin_specs)
-    from ...results import refuse_aborted
 
     loaded = [load_results(p) for p in shards]
     for shard, path in zip(loaded, shards, strict=True):
@@ -419,9 +416,9 @@ def report(
 
     No agent is called. Exit 0, or 3 when RESULTS is not a results file (the message names it).
     """
-    from ...reports import render_table
-    from ...reports._files import write_report_files
-    from ...results import load_results
+    from ...reports import render_table  # lazy: `agentassay --help` loads none of this
+    from ...reports._files import write_report_files  # lazy: `agentassay --help` loads none of this
+    from ...results import load_results  # lazy: `agentassay --help` loads none of this
 
     plugins = _plugins(plugin_specs)
     results = load_results(results_file)
@@ -452,11 +449,11 @@ def demo(workdir: Path | None, quiet: bool) -> int:
     """
     import tempfile
 
-    from ...reports import render_table
-    from ...results import load_results
-    from ...runner import run_suite
-    from ...spec import load_suite
-    from ...traces import TraceStore
+    from ...reports import render_table  # lazy: `agentassay --help` loads none of this
+    from ...results import load_results  # lazy: `agentassay --help` loads none of this
+    from ...runner import run_suite  # lazy: `agentassay --help` loads none of this
+    from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
+    from ...traces import TraceStore  # lazy: `agentassay --help` loads none of this
 
     examples = _examples_dir()
     suite_file = examples / "customer_service" / "agentassay.yml"
@@ -487,7 +484,7 @@ def demo(workdir: Path | None, quiet: bool) -> int:
         )
         cand.results.save(folder / "candidate.json")
         click.echo(render_table(cand.results))
-    from ...reports._files import write_report_files
+    from ...reports._files import write_report_files  # lazy: `agentassay --help` loads none of this
 
     reports = write_report_files(
         cand.results, html=folder / "report.html", junit=folder / "junit.xml", store=folder / "traces.db"

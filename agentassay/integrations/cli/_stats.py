@@ -50,7 +50,7 @@ def stats() -> None:
 @JSON
 def threshold(passes: int, trials: int, threshold: float, alpha: float, method: str, as_json: bool) -> int:
     """Does PASSES out of TRIALS meet the required pass rate?"""
-    from agentassay.stats import threshold_verdict
+    from agentassay.stats import threshold_verdict  # lazy: `agentassay --help` loads none of this
 
     try:
         result = threshold_verdict(passes, trials, threshold=threshold, alpha=alpha, method=method)
@@ -87,7 +87,7 @@ def regression(
     as_json: bool,
 ) -> int:
     """Did the candidate regress from the baseline? (pass counts of both)"""
-    from agentassay.stats import regression_verdict
+    from agentassay.stats import regression_verdict  # lazy: `agentassay --help` loads none of this
 
     try:
         result = regression_verdict(
@@ -130,7 +130,7 @@ def sprt_command(
     as_json: bool,
 ) -> int:
     """Run Wald's SPRT on OUTCOMES, or show the design's exact operating characteristic."""
-    from agentassay.stats import SPRTDesign, sprt
+    from agentassay.stats import SPRTDesign, sprt  # lazy: `agentassay --help` loads none of this
 
     try:
         if outcomes is not None:

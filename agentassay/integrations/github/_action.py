@@ -30,10 +30,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from ... import runner
 from ..._errors import AgentAssayError, ExitCode
+from ...boundary import redactor
 from ...features.budget._settings import BudgetSettings
-from ._client import ClientSettings
+from ...features.shards import merge_results
+from ...plugins import default_plugins
+from ...reports import MARKER, render_job_summary, render_pr_comment, secret_values
+from ...reports._files import write_report_files
+from ...results import ResultsError, load_results, refuse_aborted
+from ...spec import load_suite
+from ...traces import TraceStore
+from ._artifacts import BaselineError, download, find_baseline, unpack
+from ._client import ClientSettings, GitHubError, connect
+from ._comments import DESCRIPTION_MAX, comment_author, pull_refs, set_status, upsert_comment
 from ._context import ActionContext, ActionInputError
+from ._untrusted import rederive_untrusted, rederive_without_baseline
 
 PR_FILE = "pr.json"  # travels with the results so a workflow_run workflow knows the PR (forks)
 TRUST_DOC = "docs/action.md, 'Fork pull requests and trust'"
@@ -88,7 +100,6 @@ class Action:
     def client(self) -> Any:
         """A lazy ``github.Github`` on ``GITHUB_API_URL`` (None without a token); PyGithub is imported here."""
         if self._client is None and self.inputs.token:
-            from ._client import connect
 
             self._client = connect(self.ctx.api_url, self.inputs.token, self.github_settings)
         return self._client
@@ -97,7 +108,6 @@ class Action:
         return (self.ctx.workspace / self.inputs.results_path).resolve()
 
     def secrets(self) -> list[str]:
-        from ...reports import secret_values
 
         return secret_values(self.ctx.env)
 
@@ -148,8 +158,6 @@ class Action:
 
     def load_suite(self) -> Any:
         """The suite, with the keys installed plugins own (entry points, ``AGENTASSAY_PLUGINS``)."""
-        from ...plugins import default_plugins
-        from ...spec import load_suite
 
         suite = load_suite(self.inputs.suite, plugin_keys=default_plugins().suite_keys())
         changes: dict[str, Any] = {}
@@ -180,8 +188,6 @@ class Action:
         self, suite: Any, *, baseline: Any = None, full: bool = False, pool: Any = None, pool_from: str | None = None
     ) -> Any:
         """Run the trials; traces go to a store kept next to the results (for warm starts later)."""
-        from ...runner import run_suite
-        from ...traces import TraceStore
 
         out = self.results_dir()
         out.mkdir(parents=True, exist_ok=True)
@@ -192,7 +198,7 @@ class Action:
         if shard is not None:
             kwargs["shard"] = shard
         with TraceStore(out / "traces.db") as store:
-            report = run_suite(suite, store=store, **kwargs)
+            report = runner.run_suite(suite, store=store, **kwargs)  # looked up per call: tests replace it
         self.outcome.results = report.results
         self.outcome.results_file = report.results.save(out / "results.json")
         self.write_reports(report.results, out)
@@ -207,7 +213,6 @@ class Action:
 
         A report that cannot be written is a warning: it must never cost the verdict its comment and status.
         """
-        from ...reports._files import write_report_files
 
         try:
             written = write_report_files(
@@ -261,7 +266,6 @@ class Action:
 
     def publish(self) -> int:
         """Comment and status for results made by other jobs (shards to merge, or a fork's run)."""
-        from ...results import load_results
 
         folder = Path(self.inputs.shard_results or self.inputs.results_path)
         folder = folder if folder.is_absolute() else self.ctx.workspace / folder
@@ -292,7 +296,6 @@ class Action:
             if results.kind == "run":
                 self.outcome.mode = "record-only"
         else:
-            from ...features.shards import merge_results
 
             checked = any(r.kind != "run" for r in loaded)
             baseline = self.fetch_baseline((pr or {}).get("base_branch")) if checked else None
@@ -314,8 +317,6 @@ class Action:
         one named by the artifact. A baseline that exists but cannot be fetched is an error, since
         without it nothing could be checked; with no baseline yet the run is record-only, as a check is.
         """
-        from ...features.shards import merge_results
-        from ._untrusted import rederive_untrusted, rederive_without_baseline
 
         origin = self.origin or "the pull request's workflow"
         self.warn(
@@ -352,9 +353,6 @@ class Action:
         ``pooling``: record mode fetching the previous baseline to pool with; a missing one is then a
         line in the log, not a warning, and the run records without pooling.
         """
-        from ...results import ResultsError, load_results, refuse_aborted
-        from ._artifacts import BaselineError, download, find_baseline, unpack
-        from ._client import GitHubError
 
         warn = self.log if pooling else self.warn
         without, without_it = ("recorded without pooling",) * 2 if pooling else ("ran without a baseline", "ran without it")
@@ -424,8 +422,6 @@ class Action:
         return self.outcome.exit_code
 
     def post(self, results: Any, pr: dict[str, Any] | None) -> None:
-        from ._client import GitHubError
-        from ._comments import comment_author, set_status, upsert_comment
 
         number = self.ctx.pr_number or (pr or {}).get("number")
         sha = (pr or {}).get("head_sha") or self.ctx.head_sha
@@ -437,7 +433,6 @@ class Action:
         if self.client is None:
             return
         if self.inputs.comment and number:
-            from ...reports import MARKER
 
             try:
                 body = self.render(comment=True)
@@ -483,8 +478,6 @@ class Action:
         and on a fork's publish job also before its PR is verified (the status goes to the run's head
         commit, which GitHub itself reports); never from a fork's own read-only run.
         """
-        from ._client import GitHubError
-        from ._comments import DESCRIPTION_MAX, comment_author, set_status, upsert_comment
 
         if self.ctx.is_fork or self.client is None:
             return
@@ -494,7 +487,6 @@ class Action:
         if not sha and not number:
             return  # a push: no pull request waits on this run
         if self.inputs.comment and number:
-            from ...reports import MARKER
 
             try:
                 body = self.render(comment=True, error=reason)
@@ -522,7 +514,6 @@ class Action:
 
     def redact(self, text: str) -> str:
         """The one redactor (agentassay/boundary.py) plus the Action's own secrets."""
-        from ...boundary import redactor
 
         return redactor(self.secrets())(text)
 
@@ -531,7 +522,6 @@ class Action:
 
         ``error``: the engine stopped before a verdict; the report says so, and shows no results.
         """
-        from ...reports import render_job_summary, render_pr_comment
 
         fn = render_pr_comment if comment else render_job_summary
         return fn(
@@ -600,8 +590,6 @@ class Action:
         The artifact was made by code from the PR, so its number could point anywhere; GitHub's own
         record of the PR must agree with the head commit in the file.
         """
-        from ._client import GitHubError
-        from ._comments import pull_refs
 
         if self.client is None or not pr.get("number"):
             return None

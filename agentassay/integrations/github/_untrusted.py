@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ...features.shards._merge import _rederive_run
 from ...gate import ScenarioVerdict
 from ...results._compare import compare_results
 from ...results._model import Results, ScenarioResult, TrialOutcome
@@ -107,7 +108,6 @@ def rederive_without_baseline(cand: Results, *, origin: str, plugins: Plugins | 
     """No baseline on the base branch yet (record-only, which never gates): ``cand``'s threshold verdicts
     replayed from its trials, so the table at least says what the trials say; only the results' own
     settings exist to replay them by, and the note says nothing here could check those."""
-    from ...features.shards._merge import _rederive_run
 
     scenarios = tuple(
         replace(s, trials=_trials(s.trials, cand.settings.errors), verdict=_UNJUDGED) for s in cand.scenarios

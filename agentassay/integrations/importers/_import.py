@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ...boundary import clean_trace, redactor, scrub
 from . import _otlp, _sdk
 from ._build import build
 from ._detect import detect_format
@@ -62,7 +63,6 @@ def import_traces(
 def _cleaned(items: Iterator[ImportedTrace]) -> Iterator[ImportedTrace]:
     """Each imported trace through the boundary (agentassay/boundary.py), as a live trial's is: every string
     repaired (a ``\\ud83d`` escape in the file is a lone surrogate once parsed) and redacted."""
-    from ...boundary import clean_trace, redactor, scrub
 
     red = redactor()
     for item in items:

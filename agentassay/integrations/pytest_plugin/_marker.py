@@ -37,7 +37,7 @@ class MarkerSpec:
 
     def settings(self) -> Any:
         """The engine's ``Settings`` (imported here, not at plugin import)."""
-        from ...spec import Settings
+        from ...spec import Settings  # lazy: the plugin, installed but unused, must not load yaml
 
         return Settings(
             trials=self.trials, threshold=self.threshold, alpha=self.alpha, beta=self.beta, delta=self.delta,

@@ -8,6 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ...features.fingerprints._records import SAMPLE_KEY
+from ...gate import SuiteDecision, fixed_n_equivalent
+from ...results import Results, ScenarioResult, with_more_trials
+from ...runner._run import versions
+from ...spec import Scenario, Settings
+from ...stats import Verdict, deployment_decision, proportion_ci, suite_verdict
+
 if TYPE_CHECKING:
     from ...gate import ScenarioVerdict
     from ...results import ScenarioResult, TrialOutcome
@@ -16,10 +23,6 @@ if TYPE_CHECKING:
 
 
 def scenario_result(gate: _Gate, spec: MarkerSpec, verdict: ScenarioVerdict, trials: tuple[TrialOutcome, ...]) -> ScenarioResult:
-    from ...features.fingerprints._records import SAMPLE_KEY
-    from ...gate import fixed_n_equivalent
-    from ...results import ScenarioResult
-    from ...spec import Scenario
 
     counts = gate.baseline.baseline_counts().get(gate.name) if gate.baseline is not None else None
     regression = gate.baseline is not None
@@ -37,7 +40,6 @@ def scenario_result(gate: _Gate, spec: MarkerSpec, verdict: ScenarioVerdict, tri
 
 def figures(s: ScenarioResult) -> dict[str, Any]:
     """What the summary line, the failure message and the JUnit properties say, computed once."""
-    from ...stats import proportion_ci
 
     # The trials the test used (those finished after its decision are kept in the results, not counted here).
     used = [t for t in s.trials if t.counted and t.passed is not None]
@@ -135,11 +137,6 @@ def save_record(state: SessionState) -> None:
         return
     from datetime import datetime, timezone
 
-    from ...gate import SuiteDecision
-    from ...results import Results, ScenarioResult, with_more_trials
-    from ...runner._run import versions
-    from ...spec import Settings
-    from ...stats import Verdict, deployment_decision, suite_verdict
 
     scenarios = tuple(ScenarioResult.from_dict(info["scenario"]) for info in state.scenarios.values())
     # each test is decided on its own, at its marker's levels: what an INCONCLUSIVE one would take (issue 21)

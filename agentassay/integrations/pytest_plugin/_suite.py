@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 
 from ..._errors import AgentAssayError
+from ...plugins import PluginError
+from ...runner import run_suite
+from ...spec import SpecError, load_suite
+from ..adapters import AgentLoadError
 from . import STATE
+from ._record import figures
+from ._trials import _baseline
 
 VERDICT = pytest.StashKey[dict[str, Any]]()
 
@@ -29,7 +35,6 @@ class SuiteFile(pytest.File):
     suite: Any = None
 
     def collect(self) -> list[ScenarioItem]:
-        from ...spec import SpecError, load_suite
 
         try:
             self.suite = load_suite(self.path)
@@ -44,11 +49,6 @@ class SuiteFile(pytest.File):
         state = self.config.stash[STATE]
         key = str(self.path)
         if key not in state.suite_runs:
-            from ...plugins import PluginError
-            from ...runner import run_suite
-            from ...spec import SpecError
-            from ..adapters import AgentLoadError
-            from ._trials import _baseline
 
             try:
                 state.suite_runs[key] = run_suite(
@@ -70,7 +70,6 @@ class ScenarioItem(pytest.Item):
         self.add_marker(pytest.mark.xdist_group(name="agentassay-suite"))
 
     def runtest(self) -> None:
-        from ._record import figures
 
         parent = self.parent
         assert isinstance(parent, SuiteFile)

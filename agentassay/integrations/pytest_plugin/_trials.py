@@ -27,7 +27,19 @@ import pytest
 from _pytest.runner import call_and_report, runtestprotocol
 
 from ..._errors import AgentAssayError
+from ...evaluators._checks import EvalResult
+from ...features.fingerprints import fingerprint_of
+from ...features.fingerprints._gate import recording_sample
+from ...features.fingerprints._records import TRIAL_KEY
+from ...gate import Candidate, GatePlan, decide, monitor_for
+from ...plugins import default_plugins
+from ...results import ResultsError, TrialOutcome, load_results
+from ...runner import Engine, ScenarioState, run_engine, trial_seed
+from ...spec import Scenario
+from ...traces import Trace
+from ..adapters._threads import call_in_thread
 from . import _EXC, MarkerSpec, SessionState, Trial, _current
+from ._record import verdict_report
 
 if TYPE_CHECKING:
     from ...gate import GatePlan, Monitor, ScenarioVerdict
@@ -63,19 +75,15 @@ class _Gate:
 
     @classmethod
     def make(cls, name: str, spec: MarkerSpec, baseline: Any, *, full: bool = False) -> _Gate:
-        from ...gate import GatePlan, monitor_for
-        from ...spec import Scenario
 
         settings = spec.settings()
         plan = GatePlan(settings, (name,), baseline=baseline)
         hooks = None
         if baseline is not None:
-            from ...plugins import default_plugins
 
             hooks = default_plugins().for_plan(plan)
             hooks.call("agentassay_plan", plan=plan)
         else:
-            from ...features.fingerprints._gate import recording_sample
 
             plan.require(name, "fingerprints", recording_sample(settings))
         counts = baseline.baseline_counts().get(name) if baseline is not None else None
@@ -90,13 +98,11 @@ class _Gate:
         return "check" if self.baseline is not None else "run"
 
     def seed(self, index: int) -> int:
-        from ...runner import trial_seed
 
         return trial_seed(self.settings.seed, self.role, self.name, index)
 
     def verdict(self, outcomes: tuple[TrialOutcome, ...]) -> ScenarioVerdict:
         """The monitor's verdict, with the plugins' evidence (fingerprints…) in regression mode."""
-        from ...gate import Candidate, decide
 
         verdict = self.monitor.finish()
         if self.hooks is None:
@@ -118,10 +124,6 @@ def _reason(excinfo: Any) -> str:
 
 def _outcome(trial: Trial, index: int, *, passed: bool | None, error: str | None, failures: tuple[str, ...],
              latency: float, counted: bool = True) -> TrialOutcome:
-    from ...features.fingerprints import fingerprint_of
-    from ...features.fingerprints._records import TRIAL_KEY
-    from ...results import TrialOutcome
-    from ...traces import Trace
 
     trace = trial.trace if isinstance(trial.trace, Trace) else None
     tokens_in = trial.input_tokens or (trace.cost.input_tokens if trace else 0)
@@ -271,8 +273,6 @@ class _TestAdapter:
         self.index_of = {gate.seed(i): i for i in range(gate.settings.trial_cap * 2)}
 
     async def run(self, input: str, *, seed: int) -> Any:
-        from ...traces import Trace
-        from ..adapters._threads import call_in_thread
 
         index = self.index_of[seed]
         trial = self.trials[index] = Trial(index, seed, self.gate.name)
@@ -300,7 +300,6 @@ class _TestAdapter:
 
 
 def _evaluate(input: str, trace: Any) -> Any:
-    from ...evaluators._checks import EvalResult
 
     if trace.error:  # the test raised something other than an assertion, or ran past its timeout
         return EvalResult(False, (trace.error,))
@@ -310,8 +309,6 @@ def _evaluate(input: str, trace: Any) -> Any:
 
 def _concurrent(item: pytest.Function, spec: MarkerSpec, gate: _Gate, outcomes: list[TrialOutcome]) -> pytest.TestReport | None:
     """Fixtures once, trials concurrently through the engine (trial order kept for the test)."""
-    from ...runner import Engine, ScenarioState, run_engine
-    from ...spec import Scenario
 
     setup = call_and_report(item, "setup", log=False)
     if not setup.passed:
@@ -359,7 +356,6 @@ def run_marked(item: pytest.Item, nextitem: pytest.Item | None, spec: MarkerSpec
             ihook.pytest_runtest_logreport(report=report)
         ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return
-    from ._record import verdict_report
 
     trials = tuple(outcomes)
     verdict = gate.verdict(trials)
@@ -391,7 +387,6 @@ def _baseline(state: SessionState) -> Any:
     if path is None:
         return None
     if state.baseline is None:
-        from ...results import ResultsError, load_results
 
         try:
             state.baseline = load_results(path)

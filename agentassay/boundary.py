@@ -429,6 +429,7 @@ def clean_trace(trace: Trace, red: Redactor | None = None) -> Trace:
     SDK's pydantic output) are kept for checks; the store and the results file turn them into text and
     clean that when they write.
     """
+    # a cycle: traces imports boundary at import time
     from .traces import Step
 
     red = red or redactor()
@@ -456,6 +457,7 @@ def stored_json(trace: Trace, red: Redactor | None = None) -> tuple[str, str | N
     :data:`TRACE_LIMIT` (thousands of steps), the per-field cap is halved until they fit or reach
     :data:`MIN_FIELD`. The number of cut fields is noted in ``metadata.extra["boundary"]["cut"]``.
     """
+    # a cycle: traces imports boundary at import time
     from .traces import Trace as _Trace
 
     data = trace.to_dict()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import AgentAssayError, ExitCode
+from ..boundary import FIELD_LIMIT, scrub_document
 from ..gate import BaselineCounts, ScenarioVerdict, SuiteDecision
 from ..spec import Settings
 from ..spec._settings import fixed_sections, record_keys, savings_adjusters, settings_parts
@@ -365,7 +366,6 @@ class Results:
         """The results file's text, through the boundary again (redacted, repaired, each field capped): every
         copy written anywhere — ``-o``, the temp file a failed write falls back to, stdout — is this text.
         Serialized once; the boundary reads that text and walks the data only when something would change."""
-        from ..boundary import FIELD_LIMIT, scrub_document
 
         data = self.to_dict()
         text = _json_text(data)
@@ -579,12 +579,12 @@ def load_results(path: str | Path) -> Results:
     bound (checked before reading), not UTF-8 JSON, nested too deep, a field of the wrong type or out of
     its bounds, a non-finite number, an unknown ``kind``, counts that disagree with the trial records.
     """
+    # a cycle: _validate raises this module's ResultsError
     from ._validate import read_json, validate
 
     p = Path(path)
     data, text = read_json(p, with_text=True)
     validate(data, str(p))
-    from ..boundary import scrub_document
 
     # A file made elsewhere passes the boundary as it is read: repaired (no lone surrogates from
     # "\ud83d" escapes) and redacted, so no report or comment made from it can leak what it holds.

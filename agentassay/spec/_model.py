@@ -83,6 +83,7 @@ class Extension:
     plugin: str | None = None
 
     def error(self, message: str, **parts: str | None) -> Exception:
+        # a cycle: the loader builds this module's objects
         from ._loader import SpecError
 
         return SpecError(message, file=self.file, line=self.line, key=self.key, **parts)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ...plugins._hookspecs import hookimpl
 from ...plugins._stash import StashKey
 from ...reports import Section
+from ...spec import SpecError
 from . import Judge, JudgedEvaluator, JudgeStats, MemoryCache, StoreCache, judge_configs, parse_judge
 
 if TYPE_CHECKING:
@@ -79,7 +80,6 @@ def agentassay_prepare(run: Run) -> None:
                 search=run.search,
             )
         except Exception as exc:  # a client that cannot be made is the suite's problem, before any trial
-            from ...spec import SpecError
 
             raise SpecError(
                 f"the judge ({config.model.provider}: {config.label}) could not be set up: {type(exc).__name__}: {exc}",

@@ -32,10 +32,12 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "OpenAIAgentsAdapter":
+        # lazy: the Agents SDK is heavy and optional
         from ._openai_agents import OpenAIAgentsAdapter
 
         return OpenAIAgentsAdapter
     if name == "OfflineModel":
+        # lazy: the Agents SDK is heavy and optional
         from ._offline import OfflineModel
 
         return OfflineModel

@@ -78,6 +78,7 @@ def adapter_for(
     ``root`` is the suite's folder: relative paths in the model configuration resolve there.
     """
     if is_sdk_agent(obj):
+        # lazy: only the adapter this entry needs (the Agents SDK is heavy, optional)
         from ._openai_agents import OpenAIAgentsAdapter
 
         module = entry.partition(":")[0] if entry else None
@@ -86,6 +87,7 @@ def adapter_for(
         except ValueError as exc:  # bad provider settings, missing offline behaviour, missing extra
             raise AgentLoadError(f"cannot set up agent '{entry}': {exc}") from exc
     if callable(obj):
+        # lazy: only the adapter this entry needs (the Agents SDK is heavy, optional)
         from ._callable import CallableAdapter
 
         return CallableAdapter(obj, entry=entry)

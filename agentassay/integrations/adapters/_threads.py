@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ._base import user_exception
+
 T = TypeVar("T")
 
 
@@ -33,7 +35,6 @@ async def call_in_thread(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> 
         try:
             value = fn(*args, **kwargs)
         except BaseException as exc:  # SystemExit & co. from user code become an ordinary error (never ours)
-            from ._base import user_exception
 
             ok, value = False, user_exception(exc)
         else:

@@ -35,6 +35,7 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
 
 def _load_manifest(target: str, *, derive: bool, system: str | None) -> Any:
     """A manifest from ``module:attr`` (extracted) or from a YAML file (validated)."""
+    # lazy: `agentassay --help` loads none of this
     from ...features.structure import derive_restrictions, extract_manifest, load_manifest
 
     path = Path(target)
@@ -77,6 +78,7 @@ def manifest(entry: str, derive: bool, system: str | None, output: Path | None, 
     """
     import sys
 
+    # lazy: `agentassay --help` loads none of this
     from ...features.structure import dump_manifest, objectives, obligations
 
     sys.path.insert(0, str(Path.cwd()))
@@ -183,6 +185,7 @@ def generate(
             raise click.UsageError(
                 f"{suite}: `generate` needs an OpenAI Agents SDK agent, or config.coverage.manifest for other frameworks"
             )
+        # lazy: `agentassay --help` loads none of this
         from ...features.structure import extract_manifest
 
         m = extract_manifest(agent, system=s.name, derive_restrictions=cfg.derive_restrictions)
@@ -217,6 +220,7 @@ def coverage(results_file: Path, as_json: bool, markdown: bool, mermaid: bool) -
     C3 counts restricted-call attempts that tests elicited: each one is a finding (a hardening
     target), not a success. Exit 0, or 3 when the file is not a results file or has no coverage.
     """
+    # lazy: `agentassay --help` loads none of this
     from ...features.coverage._report import coverage_section, mermaid_flowchart
     from ...results import ResultsError, load_results  # lazy: `agentassay --help` loads none of this
 

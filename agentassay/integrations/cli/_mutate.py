@@ -57,6 +57,7 @@ def mutate(suite: Path, operators: str | None, max_mutants: int | None, output: 
     evidence of any change are "not activated" and left out of the score. Exit 0 (the score is the
     finding), 3 bad suite or options, 4 the agent could not be run.
     """
+    # lazy: `agentassay --help` loads none of this
     from ...features.mutation import parse_config, run_mutation
     from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
     from ._run import _overrides  # lazy: `agentassay --help` loads none of this
@@ -65,6 +66,7 @@ def mutate(suite: Path, operators: str | None, max_mutants: int | None, output: 
     loaded = load_suite(suite, plugin_keys=plugins.suite_keys())
     loaded = _overrides(loaded, trials=trials, concurrency=concurrency, seed=seed)
     if budget_usd is not None:
+        # lazy: `agentassay --help` loads none of this
         from ...features.budget._settings import BudgetSettings
 
         loaded = replace(loaded, settings=loaded.settings.with_parts(BudgetSettings(budget_usd)))

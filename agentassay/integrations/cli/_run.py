@@ -61,12 +61,14 @@ def _emit(
         try:
             results.save(output)
         except OSError as exc:
+            # lazy: `agentassay --help` loads none of this
             from ...results import keep_elsewhere
 
             kept, lost = keep_elsewhere(results, output, exc)
             if kept is None and not as_json:  # --json prints it below anyway
                 click.echo(results.to_json(), nl=False)
     if html is not None or junit is not None:
+        # lazy: `agentassay --help` loads none of this
         from ...reports._files import write_report_files
 
         for path in write_report_files(results, html=html, junit=junit, store=store, plugins=plugins):
@@ -119,6 +121,7 @@ class ShardType(click.ParamType):
 def _not_a_shard(results: Any, path: Path, role: str) -> None:
     """A shard's file is never a whole baseline or candidate: its levels and Holm assume the others."""
     if results.sections.get("shard") is not None:
+        # lazy: `agentassay --help` loads none of this
         from ...results import ResultsError
 
         s = results.sections["shard"]
@@ -247,10 +250,12 @@ def _execute(
     if baseline is not None and baseline_path is not None:
         refuse_aborted(baseline, baseline_path, "baseline")  # it reached no decision (issue 22, defect 11)
         _not_a_shard(baseline, baseline_path, "baseline")
+        # lazy: `agentassay --help` loads none of this
         from ...runner._run import suite_info
 
         _same_suite([s.name for s in suite.scenarios], suite_info(suite), baseline, baseline_path)
     if opts["output"] is not None:
+        # lazy: `agentassay --help` loads none of this
         from ...results import check_writable
 
         check_writable(opts["output"])  # before the first trial: an unwritable -o would lose the verdict
@@ -339,6 +344,7 @@ def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: b
     CAND's outcomes are replayed in trial order through the test `check` uses, with CAND's
     settings, so comparing the files a check used reproduces its verdicts. Exit codes as `check`.
     """
+    # lazy: `agentassay --help` loads none of this
     from ...results import compare_results, load_results, refuse_aborted
     from ...runner import RunReport  # lazy: `agentassay --help` loads none of this
 

@@ -189,6 +189,7 @@ def sprt_command(
 )
 def sample_size(p: float, delta: float, alpha: float, beta: float, design: str) -> int:
     """Trials needed to detect a drop of DELTA with power 1 - beta."""
+    # lazy: `agentassay --help` loads none of this
     from agentassay.stats import sample_size_one_sample, sample_size_two_sample
 
     try:
@@ -208,6 +209,7 @@ def sample_size(p: float, delta: float, alpha: float, beta: float, design: str) 
 @stats.command()
 def example() -> int:
     """A worked example of every verdict, from the paper's examples."""
+    # lazy: `agentassay --help` loads none of this
     from agentassay.stats import (
         SPRTDesign,
         deployment_decision,

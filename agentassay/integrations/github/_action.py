@@ -36,7 +36,7 @@ from ...boundary import redactor
 from ...features.budget._settings import BudgetSettings
 from ...features.shards import merge_results
 from ...plugins import default_plugins
-from ...reports import MARKER, render_job_summary, render_pr_comment, secret_values
+from ...reports import MARKER, escape_markdown, render_job_summary, render_pr_comment, secret_values
 from ...reports._files import write_report_files
 from ...results import ResultsError, load_results, refuse_aborted
 from ...spec import load_suite
@@ -542,7 +542,6 @@ class Action:
             try:
                 text = self.render(comment=False, error=failure or "no results")
             except Exception:  # the summary of a failure must not fail in turn
-                from ...reports import escape_markdown
 
                 text = self.redact(f"## agentassay: error\n\n{escape_markdown(failure or 'no results')}\n")
         else:

@@ -82,6 +82,7 @@ class SessionState:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if self.config.getoption("agentassay_baseline"):  # a bad file stops the session before any trial
+            # lazy: a pytest session that marks nothing loads none of the engine
             from ._trials import _baseline
 
             _baseline(self)
@@ -93,6 +94,7 @@ class SessionState:
         self.summaries.append(info["summary"])
         if info.get("scenario") is not None and not self.worker:
             self.scenarios[report.nodeid] = info
+            # lazy: a pytest session that marks nothing loads none of the engine
             from ._record import save_record
 
             save_record(self)
@@ -100,6 +102,7 @@ class SessionState:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.summaries:
             return
+        # lazy: a pytest session that marks nothing loads none of the engine
         from ._record import summary_lines
 
         terminalreporter.section("agentassay")
@@ -200,6 +203,7 @@ def trial(request: pytest.FixtureRequest) -> Any:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
     if SPEC not in item.stash:
         return None
+    # lazy: a pytest session that marks nothing loads none of the engine
     from ._trials import run_marked
 
     run_marked(item, nextitem, item.stash[SPEC], item.config.stash[STATE])
@@ -213,6 +217,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if SPEC in item.stash and call.when == "call":
         item.stash[_EXC] = call.excinfo
     elif type(item).__name__ == "ScenarioItem":
+        # lazy: a pytest session that marks nothing loads none of the engine
         from ._suite import annotate
 
         annotate(item, report)
@@ -241,6 +246,7 @@ def _suites(config: pytest.Config) -> list[Path]:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A suite named on the command line as well (``pytest --agentassay-suite S S``) is collected in place."""
     if file_path.resolve() in _suites(parent.config):
+        # lazy: a pytest session that marks nothing loads none of the engine
         from ._suite import SuiteFile
 
         return SuiteFile.from_parent(parent, path=file_path)
@@ -252,6 +258,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     suites = _suites(config)
     if not suites:
         return
+    # lazy: a pytest session that marks nothing loads none of the engine
     from ._suite import ScenarioItem, SuiteFile
 
     collected = {item.path.resolve() for item in items if isinstance(item, ScenarioItem)}

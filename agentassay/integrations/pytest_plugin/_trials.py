@@ -39,7 +39,7 @@ from ...spec import Scenario
 from ...traces import Trace
 from ..adapters._threads import call_in_thread
 from . import _EXC, MarkerSpec, SessionState, Trial, _current
-from ._record import verdict_report
+from ._record import keep_interrupted, verdict_report
 
 if TYPE_CHECKING:
     from ...gate import GatePlan, Monitor, ScenarioVerdict
@@ -346,7 +346,6 @@ def run_marked(item: pytest.Item, nextitem: pytest.Item | None, spec: MarkerSpec
         run = _serial if spec.concurrency == 1 else _concurrent
         ended = run(item, spec, gate, outcomes)
     except KeyboardInterrupt:
-        from ._record import keep_interrupted
 
         keep_interrupted(state, item, gate, spec, tuple(outcomes))
         raise

@@ -62,7 +62,7 @@ BUILTINS: tuple[Builtin, ...] = (
         settings="agentassay.features.warm_start._settings:WarmStartSettings",
         records="agentassay.features.warm_start._settings:RECORDS",
     ),
-    Builtin("pool", "agentassay.features.pool._plugin", lambda run: run.options.pool is not None),
+    Builtin("pool", "agentassay.features.pool._plugin", lambda run: _option(run, "pool") is not None),
     Builtin(
         "fingerprints",
         "agentassay.features.fingerprints._plugin",

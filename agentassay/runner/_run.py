@@ -98,10 +98,6 @@ class RunOptions:
     handle_signals: bool = True
     # Trials per scenario at most, below the settings' cap: a replay of recorded traces has this many.
     limits: Mapping[str, int] | None = None
-    # ``run --full --pool FILE``: the previous baseline whose trials this recording may pool (features/pool/_plugin.py),
-    # and where it came from (a path, or the Action's artifact), as the results file names it.
-    pool: Results | None = None
-    pool_from: str | None = None
     # Options a feature reads, by name (``run_suite(**extra)``, the CLI's feature flags; docs/plugins.md lists
     # the built-ins'): the kernel passes them through without knowing them.
     extra: Mapping[str, Any] = field(default_factory=dict)

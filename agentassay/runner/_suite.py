@@ -63,8 +63,6 @@ def run_suite(
     on_trial: Callable[[ScenarioState, TrialOutcome, Trace], None] | None = None,
     plugins: Plugins | None = None,
     limits: Mapping[str, int] | None = None,
-    pool: Results | None = None,
-    pool_from: str | None = None,
     **extra: Any,
 ) -> RunReport:
     """Run every scenario of ``suite``; with ``baseline``, test each for regression against it.
@@ -72,11 +70,10 @@ def run_suite(
     Raises ``SpecError`` (a check cannot be built), ``AgentLoadError`` (the entry point cannot be
     imported) and ``PluginError`` before any trial runs. ``full`` runs each scenario to its cap after
     its test decided (recording a strong baseline; the verdict is the one at the decision); ``extra``
-    are options features read by name (``run.options.extra``; docs/api.md lists the built-ins'); ``plugins`` (default: the installed ones)
-    add to the built-ins the suite and these options call for; ``limits`` caps a scenario's trials
-    below the settings' cap (a replay of recorded traces, ``agentassay analyze``); ``pool`` (with ``full``)
-    pools the trials of that earlier baseline when its identity matches this run's (``pool_from``: where
-    it came from, for the results file; features/pool/_plugin.py).
+    are options features read by name (``run.options.extra``: ``warm_from``, ``shard``, ``pool`` and
+    ``pool_from`` for the built-ins); ``plugins`` (default: the installed ones) add to the built-ins the
+    suite and these options call for; ``limits`` caps a scenario's trials below the settings' cap (a
+    replay of recorded traces, ``agentassay analyze``).
     """
     options = RunOptions(
         entry or suite.agent.entry,
@@ -87,8 +84,6 @@ def run_suite(
         progress,
         handle_signals,
         limits,
-        pool,
-        pool_from,
         {k: v for k, v in extra.items() if v is not None},
     )
     extra = [("on_trial", OnTrial(on_trial))] if on_trial is not None else []

@@ -91,7 +91,7 @@ def _refusals(prev: Results, identity: dict[str, Any]) -> tuple[list[str], list[
 @hookimpl
 def agentassay_configure(run: Run) -> None:
 
-    if run.options.pool is None:
+    if run.options.extra.get("pool") is None:
         return
     if run.role != "run" or not run.full:
         raise SpecError(
@@ -109,10 +109,10 @@ def agentassay_configure(run: Run) -> None:
 def agentassay_prepare(run: Run) -> Prepared | None:
     """Compare identities; a pooled recording draws its seeds from the next stream (returned: ``seed_role``)."""
 
-    prev = run.options.pool
+    prev = run.options.extra["pool"]
     if prev is None:
         return None
-    state = _State(prev, run.options.pool_from or "the previous results file")
+    state = _State(prev, run.options.extra.get("pool_from") or "the previous results file")
     state.reasons, state.differs = _refusals(prev, run.identity)
     run.stash[STATE] = state
     if state.reasons:

@@ -70,8 +70,8 @@ def run_suite(
     Raises ``SpecError`` (a check cannot be built), ``AgentLoadError`` (the entry point cannot be
     imported) and ``PluginError`` before any trial runs. ``full`` runs each scenario to its cap after
     its test decided (recording a strong baseline; the verdict is the one at the decision); ``extra``
-    are options features read by name (``run.options.extra``: ``warm_from``, ``shard``, ``pool`` and
-    ``pool_from`` for the built-ins); ``plugins`` (default: the installed ones) add to the built-ins the
+    are options features read by name (``run.options.extra``; docs/plugins.md lists the built-ins');
+    ``plugins`` (default: the installed ones) add to the built-ins the
     suite and these options call for; ``limits`` caps a scenario's trials below the settings' cap (a
     replay of recorded traces, ``agentassay analyze``).
     """

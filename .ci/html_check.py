@@ -118,7 +118,7 @@ def hostile_pages(out: Path) -> list[dict[str, Any]]:
               "shift": [HOSTILE], "largest": HOSTILE, "explanation": HOSTILE,
               "features": [{"name": HOSTILE, "baseline": 0.2, "candidate": 0.8, "adjusted_p": 0.002}]}
         v = ScenarioVerdict(verdict, "sequential-regression", HOSTILE, {}, n, notes=(HOSTILE,),
-                            fingerprint=fp if verdict is Verdict.FAIL else None)
+                            data={"fingerprint": fp} if verdict is Verdict.FAIL else {})
         return ScenarioResult(name, f"{HOSTILE} {SECRET}", trials, v, BaselineCounts(29, 30), fixed_n=80)
 
     scenarios = (scenario(HOSTILE_NAME, 3, 8, Verdict.FAIL), scenario("calm", 8, 8, Verdict.PASS))

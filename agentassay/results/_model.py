@@ -84,11 +84,6 @@ def _sections(d: dict[str, Any]) -> dict[str, Any]:
     return {k: _renamed(v) for k, v in d.items() if k not in TOP_LEVEL and (v or k not in fixed)}
 
 
-def _settings_dict(settings: Settings) -> dict[str, Any]:
-    """``settings`` as JSON: the kernel's fields and each feature part's flat entries."""
-    return settings.to_dict()
-
-
 def settings_from(raw: dict[str, Any]) -> Settings:
     """A results file's ``settings``: the kernel's fields, each feature's part (defaults where an older file
     has none of its entries)."""
@@ -342,7 +337,7 @@ class Results:
             **({} if self.aborted is None else {"aborted": dict(self.aborted)}),
             "suite": self.suite,
             "agent": self.agent,
-            "settings": _settings_dict(self.settings),
+            "settings": self.settings.to_dict(),
             "versions": self.versions,
             "decision": decision,
             "cost": self.cost(),

@@ -316,6 +316,18 @@ class _Parser:
     def value(self, node: yaml.Node) -> Any:
         return self.loader.construct_object(node, deep=True)
 
+    def switch(
+        self, node: yaml.Node, key: str, keys: tuple[str, ...]
+    ) -> tuple[bool, dict[str, tuple[yaml.Node, yaml.Node]]]:
+        """A feature switched on or off: ``true`` / ``false``, or a mapping with ``enabled`` (default on) and the
+        feature's options: (enabled, the options' key and value nodes)."""
+        if self.is_bool(node):
+            return self.boolean(node, key), {}
+        m = self.mapping(node, key, f"true, false, or a mapping with {', '.join(keys)}")
+        self.check_keys(m, key, keys)
+        enabled = self.boolean(m["enabled"][1], f"{key}.enabled") if "enabled" in m else True
+        return enabled, {k: v for k, v in m.items() if k != "enabled"}
+
     def is_bool(self, node: yaml.Node) -> bool:
         return isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool")
 

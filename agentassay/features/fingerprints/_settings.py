@@ -11,16 +11,6 @@ from ...spec import FeatureSettings
 KEYS = ("enabled", "shift", "trials")
 
 
-def switch(reader: Any, node: Any, key: str, keys: tuple[str, ...]) -> tuple[bool, dict[str, tuple[Any, Any]]]:
-    """``true`` / ``false`` or a mapping with ``enabled`` and the feature's options: (enabled, the options)."""
-    if reader.is_bool(node):
-        return reader.boolean(node, key), {}
-    m = reader.mapping(node, key, f"true, false, or a mapping with {', '.join(keys)}")
-    reader.check_keys(m, key, keys)
-    enabled = reader.boolean(m["enabled"][1], f"{key}.enabled") if "enabled" in m else True
-    return enabled, {k: v for k, v in m.items() if k != "enabled"}
-
-
 @dataclass(frozen=True)
 class FingerprintSettings(FeatureSettings):
     """Half of alpha goes to the fingerprint test; ``shift`` is the smallest shift to detect, in baseline
@@ -36,7 +26,7 @@ class FingerprintSettings(FeatureSettings):
     @classmethod
     def parse(cls, reader: Any, nodes: Mapping[str, Any]) -> FingerprintSettings:
         key = "config.fingerprints"
-        enabled, m = switch(reader, nodes["fingerprints"], key, KEYS)
+        enabled, m = reader.switch(nodes["fingerprints"], key, KEYS)
         kw: dict[str, Any] = {"enabled": enabled}
         if "shift" in m:
             kw["shift"] = reader.number(m["shift"][1], f"{key}.shift", "a shift in standard deviations > 0",

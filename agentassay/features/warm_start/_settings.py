@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 
 from ...spec import FeatureSettings
 from ...spec._settings import FeatureRecords
-from ..fingerprints._settings import switch
 
 KEYS = ("enabled", "inflation")
 
@@ -26,7 +25,7 @@ class WarmStartSettings(FeatureSettings):
     @classmethod
     def parse(cls, reader: Any, nodes: Mapping[str, Any]) -> WarmStartSettings:
         key = "config.warm_start"
-        enabled, m = switch(reader, nodes["warm_start"], key, KEYS)
+        enabled, m = reader.switch(nodes["warm_start"], key, KEYS)
         if "inflation" not in m:
             return cls(enabled=enabled)
         inflation = reader.number(

@@ -2,13 +2,17 @@
 
 Exit codes (documented in docs/cli.md): 0 deploy / pass, 1 block / fail, 2 manual /
 inconclusive, 3 usage or configuration error, 4 the agent could not be run, 130 / 143
-interrupted by SIGINT / SIGTERM (results so far are kept). Statistics modules and agent
-frameworks are imported inside the commands so that ``agentassay --help`` stays fast.
+interrupted by SIGINT / SIGTERM (results so far are kept).
+
+A command's module is imported only when that command runs (:class:`LazyGroup`, click's documented
+lazy-loading pattern), so ``agentassay --help`` loads neither the engine nor SciPy and each command module
+imports what it uses at its top.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import signal
 import sys
@@ -17,34 +21,90 @@ import threading
 import click
 
 from ..._errors import ExitCode
-from ._analyze import analyze
-from ._coverage import coverage, generate, manifest
-from ._mutate import mutate
-from ._run import check, compare, demo, merge, report, run
-from ._stats import stats
+
+# name -> (module, attribute, the command's short help). The short help is written here so that listing the
+# commands imports none of them; tests/integrations/cli/test_cli.py checks it against each command's own.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "analyze": (
+        "._analyze", "analyze",
+        "Analyse recorded traces with SUITE — our trace store, a results file (its run's traces), "
+        "OpenTelemetry GenAI (OTLP/JSON), OpenInference, Agents SDK exports or JSONL spans — with no "
+        "agent call.",
+    ),
+    "check": (
+        "._run", "check",
+        "Run the candidate agent of SUITE and test each scenario for regression against BASELINE.",
+    ),
+    "compare": (
+        "._run", "compare",
+        "Regression verdicts from two results files, with no agent calls.",
+    ),
+    "coverage": (
+        "._coverage", "coverage",
+        "Report the coverage recorded in a results file: structural C1–C4, the behavioural tuple, the "
+        "gaps.",
+    ),
+    "demo": (
+        "._run", "demo",
+        "The offline example end to end: record a baseline of v1, check the regressed v2.",
+    ),
+    "generate": (
+        "._coverage", "generate",
+        "Realize one witness scenario per structural obligation bundle of SUITE's agent into a suite "
+        "file.",
+    ),
+    "manifest": (
+        "._coverage", "manifest",
+        "Extract the workflow manifest of ENTRY (package.module:attr), or validate a manifest file.",
+    ),
+    "merge": (
+        "._run", "merge",
+        "Combine the results files of all N shards (`run`/`check --shard I/N`) into one, and decide.",
+    ),
+    "mutate": (
+        "._mutate", "mutate",
+        "Mutation testing: record the original, check every mutant against it, score the suite.",
+    ),
+    "report": (
+        "._run", "report",
+        "Render a results file: HTML, JUnit XML, the PR comment's Markdown; the terminal table without "
+        "options.",
+    ),
+    "run": (
+        "._run", "run",
+        "Run every scenario of SUITE and give threshold verdicts.",
+    ),
+    "stats": (
+        "._stats", "stats",
+        "Stochastic verdicts from pass counts (exit 0 pass, 1 fail, 2 inconclusive, 3 bad input).",
+    ),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose commands are imported when one runs (or shows its own ``--help``), not when the group loads."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attr, _ = COMMANDS[cmd_name]
+        return getattr(importlib.import_module(module, __package__), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``agentassay --help`` from the table, as click would print it from the commands."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, click.utils.make_default_short_help(COMMANDS[name][2], limit)) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="agentassay")
 def cli() -> None:
     """AgentAssay: did our agent get worse? Stochastic regression testing for LLM agents."""
-
-
-for _command in (
-    run,
-    check,
-    compare,
-    merge,
-    report,
-    analyze,
-    mutate,
-    demo,
-    stats,
-    manifest,
-    generate,
-    coverage,
-):
-    cli.add_command(_command)
 
 
 class _Terminated(BaseException):

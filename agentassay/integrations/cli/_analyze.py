@@ -10,14 +10,15 @@ from typing import Any
 import click
 
 from ..._errors import ExitCode
+from ...features.tracefirst import AnalyzeError
+from ...features.tracefirst import analyze as run_analysis
+from ...spec import load_suite
 from ._run import _emit, _handle_errors, _plugins, plugin_option
 
 
 def _analyze_errors(fn: Callable[..., int]) -> Callable[..., int]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> int:
-        from ...features.tracefirst import AnalyzeError  # lazy: `agentassay --help` loads none of this
-
         try:
             return fn(*args, **kwargs)
         except AnalyzeError as exc:
@@ -90,8 +91,6 @@ def analyze(
     Exit codes as `run` (0 pass, 1 fail, 2 inconclusive); 3 an unreadable source, a bad suite, or no trace
     matching any scenario (the message names the file and the fix).
     """
-    from ...features.tracefirst import analyze as run_analysis  # lazy: `agentassay --help` loads none of this
-    from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
 
     plugins = _plugins(plugin_specs)
     suite = load_suite(suite_path, plugin_keys=plugins.suite_keys())

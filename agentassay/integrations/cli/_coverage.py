@@ -2,13 +2,15 @@
 
 ``manifest`` extracts (or validates) the workflow specification, ``generate`` realizes a witness
 scenario per obligation bundle with DSPy into a suite file, ``coverage`` reports what a results file
-exercised and what it left untested. DSPy and the agent framework are imported inside the commands.
+exercised and what it left untested. DSPy and the agent framework are imported only when used
+(this module itself loads when one of its commands runs: the CLI's LazyGroup).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,21 @@ from typing import Any
 import click
 
 from ..._errors import AgentAssayError, ExitCode
+from ...features.coverage._report import coverage_section, mermaid_flowchart
+from ...features.coverage._settings import CoverageConfig
+from ...features.structure import (
+    derive_restrictions,
+    dump_manifest,
+    extract_manifest,
+    generate_suite,
+    load_manifest,
+    objectives,
+    obligations,
+    realizer_lm,
+)
+from ...results import ResultsError, load_results
+from ...spec import load_suite
+from ..adapters import load_adapter
 
 
 def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
@@ -35,8 +52,6 @@ def _handle_errors(fn: Callable[..., int]) -> Callable[..., int]:
 
 def _load_manifest(target: str, *, derive: bool, system: str | None) -> Any:
     """A manifest from ``module:attr`` (extracted) or from a YAML file (validated)."""
-    # lazy: `agentassay --help` loads none of this
-    from ...features.structure import derive_restrictions, extract_manifest, load_manifest
 
     path = Path(target)
     if path.suffix.lower() in (".yml", ".yaml") or path.is_file():
@@ -46,8 +61,6 @@ def _load_manifest(target: str, *, derive: bool, system: str | None) -> Any:
 
 
 def _counts_line(manifest: Any) -> str:
-    from ...features.structure import obligations  # lazy: `agentassay --help` loads none of this
-
     o = obligations(manifest)
 
     def count(n: int, noun: str) -> str:
@@ -76,10 +89,6 @@ def manifest(entry: str, derive: bool, system: str | None, output: Path | None, 
     Prints the normalized manifest (the structural-coverage paper's Listing 1) and the obligation
     counts. Exit 0, or 3 when the entry point does not import or the manifest is not well formed.
     """
-    import sys
-
-    # lazy: `agentassay --help` loads none of this
-    from ...features.structure import dump_manifest, objectives, obligations
 
     sys.path.insert(0, str(Path.cwd()))
     m = _load_manifest(entry, derive=derive, system=system)
@@ -113,8 +122,6 @@ def manifest(entry: str, derive: bool, system: str | None, output: Path | None, 
 
 
 def _realizer_lm(script: Path | None, lm: str | None, api_base: str | None, api_key_env: str | None, suite_root: Path) -> Any:
-    from ...features.structure import realizer_lm  # lazy: `agentassay --help` loads none of this
-
     if lm is not None and script is not None:
         raise click.UsageError("give either --lm (a real model) or --script (the scripted offline LM), not both")
     if lm is None and script is None:
@@ -166,13 +173,9 @@ def generate(
     only when its trace witnesses every objective of its bundle; unrealized objectives are reported
     and listed at the top of the generated file. Exit 0, 3 on bad input, 4 if the agent cannot run.
     """
-    from ...features.structure import generate_suite  # lazy: `agentassay --help` loads none of this
-    from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
-    from ..adapters import load_adapter  # lazy: `agentassay --help` loads none of this
 
     s = load_suite(suite)
     engine_lm = _realizer_lm(script, lm, api_base, api_key_env, s.root)
-    from ...features.coverage._settings import CoverageConfig  # lazy: `agentassay --help` loads none of this
 
     cfg = s.settings.of(CoverageConfig)
     search = [Path.cwd(), s.root]
@@ -185,8 +188,6 @@ def generate(
             raise click.UsageError(
                 f"{suite}: `generate` needs an OpenAI Agents SDK agent, or config.coverage.manifest for other frameworks"
             )
-        # lazy: `agentassay --help` loads none of this
-        from ...features.structure import extract_manifest
 
         m = extract_manifest(agent, system=s.name, derive_restrictions=cfg.derive_restrictions)
     out = output or suite.with_name(f"{suite.stem}.structural.yml")
@@ -220,9 +221,6 @@ def coverage(results_file: Path, as_json: bool, markdown: bool, mermaid: bool) -
     C3 counts restricted-call attempts that tests elicited: each one is a finding (a hardening
     target), not a success. Exit 0, or 3 when the file is not a results file or has no coverage.
     """
-    # lazy: `agentassay --help` loads none of this
-    from ...features.coverage._report import coverage_section, mermaid_flowchart
-    from ...results import ResultsError, load_results  # lazy: `agentassay --help` loads none of this
 
     results = load_results(results_file)
     cov = results.sections.get("coverage")

@@ -9,12 +9,14 @@ from typing import Any
 import click
 
 from ..._errors import ExitCode
-from ._run import _handle_errors, _plugins, plugin_option
+from ...features.budget._settings import BudgetSettings
+from ...features.mutation import parse_config, run_mutation
+from ...features.mutation._plugin import WORD, score_text
+from ...spec import load_suite
+from ._run import _handle_errors, _overrides, _plugins, plugin_option
 
 
 def _table(section: dict[str, Any]) -> str:
-    from ...features.mutation._plugin import WORD, score_text  # lazy: `agentassay --help` loads none of this
-
     rows = [("mutant", "class", "verdict", "trials", "diff / evidence")]
     for m in section["mutants"]:
         reason = " ".join(str(m.get("reason") or "").split())
@@ -57,18 +59,11 @@ def mutate(suite: Path, operators: str | None, max_mutants: int | None, output: 
     evidence of any change are "not activated" and left out of the score. Exit 0 (the score is the
     finding), 3 bad suite or options, 4 the agent could not be run.
     """
-    # lazy: `agentassay --help` loads none of this
-    from ...features.mutation import parse_config, run_mutation
-    from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
-    from ._run import _overrides  # lazy: `agentassay --help` loads none of this
 
     plugins = _plugins(plugin_specs)
     loaded = load_suite(suite, plugin_keys=plugins.suite_keys())
     loaded = _overrides(loaded, trials=trials, concurrency=concurrency, seed=seed)
     if budget_usd is not None:
-        # lazy: `agentassay --help` loads none of this
-        from ...features.budget._settings import BudgetSettings
-
         loaded = replace(loaded, settings=loaded.settings.with_parts(BudgetSettings(budget_usd)))
     config = parse_config(loaded, classes=operators, max_mutants=max_mutants)
     run = run_mutation(loaded, config=config, entry=agent_entry, plugins=plugins,

@@ -1,6 +1,6 @@
 """``agentassay run / check / compare / merge / demo``: run agents as stochastic trials and decide.
 
-Everything heavy (numpy, scipy, the agent's framework) is imported inside the commands.
+This module loads when one of its commands runs (the CLI's LazyGroup); the agent's framework loads with the agent.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,22 @@ import click
 from ..._errors import AgentAssayError, ExitCode
 from ..._visible import visible
 from ...boundary import FIELD_LIMIT, redact, scrub_document
+from ...features.shards import merge_results
+from ...plugins import Plugins
+from ...reports import render_table
+from ...reports._files import write_report_files
+from ...results import (
+    ResultsError,
+    check_writable,
+    compare_results,
+    keep_elsewhere,
+    load_results,
+    refuse_aborted,
+)
+from ...runner import RunReport, run_suite
+from ...runner._run import suite_info
+from ...spec import SpecError, load_suite
+from ...traces import TraceStore
 
 DEFAULT_STORE = Path(".agentassay") / "traces.db"
 
@@ -41,7 +58,6 @@ def _overrides(suite: Any, **values: Any) -> Any:
     changes = {k: v for k, v in values.items() if v is not None}
     if not changes:
         return suite
-    from ...spec import SpecError  # lazy: `agentassay --help` loads none of this
 
     settings = replace(suite.settings, **changes)
     if settings.max_trials is not None and settings.max_trials < settings.trials:
@@ -53,29 +69,20 @@ def _emit(
     report: Any, output: Path | None, as_json: bool, quiet: bool, plugins: Any = None, *, html: Path | None = None,
     junit: Path | None = None, store: Path | None = None,
 ) -> int:
-    from ...reports import render_table  # lazy: `agentassay --help` loads none of this
-
     results = report.results
     lost: str | None = None  # -o failed after the run: where the results were kept instead
     if output is not None:
         try:
             results.save(output)
         except OSError as exc:
-            # lazy: `agentassay --help` loads none of this
-            from ...results import keep_elsewhere
-
             kept, lost = keep_elsewhere(results, output, exc)
             if kept is None and not as_json:  # --json prints it below anyway
                 click.echo(results.to_json(), nl=False)
     if html is not None or junit is not None:
-        # lazy: `agentassay --help` loads none of this
-        from ...reports._files import write_report_files
-
         for path in write_report_files(results, html=html, junit=junit, store=store, plugins=plugins):
             if not quiet:
                 click.echo(f"report written to {path}", err=True)
     if as_json:
-
         click.echo(json.dumps(scrub_document(results.to_dict(), limit=FIELD_LIMIT, to_text=True), indent=1))  # as -o writes
     elif not quiet:
         click.echo(render_table(results, plugins=plugins))
@@ -121,9 +128,6 @@ class ShardType(click.ParamType):
 def _not_a_shard(results: Any, path: Path, role: str) -> None:
     """A shard's file is never a whole baseline or candidate: its levels and Holm assume the others."""
     if results.sections.get("shard") is not None:
-        # lazy: `agentassay --help` loads none of this
-        from ...results import ResultsError
-
         s = results.sections["shard"]
         raise ResultsError(
             f"{path}: shard {s.get('index')}/{s.get('count')} of a suite, not a whole {role}; combine the shards "
@@ -138,7 +142,6 @@ def _same_suite(names: list[str], suite: dict[str, Any], baseline: Any, path: Pa
     have = [s.name for s in baseline.scenarios]
     if set(names) & set(have):
         return
-    from ...results import ResultsError  # lazy: `agentassay --help` loads none of this
 
     def who(info: dict[str, Any]) -> str:
         digest = info.get("sha256")
@@ -163,8 +166,6 @@ def plugin_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _plugins(specs: tuple[str, ...]) -> Any:
-    from ...plugins import Plugins  # lazy: `agentassay --help` loads none of this
-
     return Plugins(specs)
 
 
@@ -214,11 +215,6 @@ def _execute(
     pool: Path | None = None,
     **opts: Any,
 ) -> int:
-    from ...results import load_results, refuse_aborted  # lazy: `agentassay --help` loads none of this
-    from ...runner import run_suite  # lazy: `agentassay --help` loads none of this
-    from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
-    from ...traces import TraceStore  # lazy: `agentassay --help` loads none of this
-
     if pool is not None and not opts["full"]:
         click.echo(
             f"error: --pool {pool} needs --full: pooling adds a new recording's trials to an earlier baseline, and "
@@ -250,14 +246,9 @@ def _execute(
     if baseline is not None and baseline_path is not None:
         refuse_aborted(baseline, baseline_path, "baseline")  # it reached no decision (issue 22, defect 11)
         _not_a_shard(baseline, baseline_path, "baseline")
-        # lazy: `agentassay --help` loads none of this
-        from ...runner._run import suite_info
 
         _same_suite([s.name for s in suite.scenarios], suite_info(suite), baseline, baseline_path)
     if opts["output"] is not None:
-        # lazy: `agentassay --help` loads none of this
-        from ...results import check_writable
-
         check_writable(opts["output"])  # before the first trial: an unwritable -o would lose the verdict
     prior = load_results(warm_start) if warm_start is not None else None
     previous = load_results(pool) if pool is not None else None
@@ -344,9 +335,6 @@ def compare(base: Path, cand: Path, output: Path | None, as_json: bool, quiet: b
     CAND's outcomes are replayed in trial order through the test `check` uses, with CAND's
     settings, so comparing the files a check used reproduces its verdicts. Exit codes as `check`.
     """
-    # lazy: `agentassay --help` loads none of this
-    from ...results import compare_results, load_results, refuse_aborted
-    from ...runner import RunReport  # lazy: `agentassay --help` loads none of this
 
     plugins = _plugins(plugin_specs)
     base_results, cand_results = load_results(base), load_results(cand)
@@ -382,9 +370,6 @@ def merge(
     whole suite), so the result is what one unsharded run would have decided. Exit codes as `check`
     (0 deploy, 1 block, 2 manual); 3 when a shard is missing, repeated or from another suite.
     """
-    from ...features.shards import merge_results  # lazy: `agentassay --help` loads none of this
-    from ...results import load_results, refuse_aborted  # lazy: `agentassay --help` loads none of this
-    from ...runner import RunReport  # lazy: `agentassay --help` loads none of this
 
     plugins = _plugins(plugin_specs)
 
@@ -422,9 +407,6 @@ def report(
 
     No agent is called. Exit 0, or 3 when RESULTS is not a results file (the message names it).
     """
-    from ...reports import render_table  # lazy: `agentassay --help` loads none of this
-    from ...reports._files import write_report_files  # lazy: `agentassay --help` loads none of this
-    from ...results import load_results  # lazy: `agentassay --help` loads none of this
 
     plugins = _plugins(plugin_specs)
     results = load_results(results_file)
@@ -453,13 +435,6 @@ def demo(workdir: Path | None, quiet: bool) -> int:
     Uses the bundled customer-service workflow (OpenAI Agents SDK, run by the seeded offline
     model: no network, no API key). Exit 0 when the check blocks v2 as it should, 1 otherwise.
     """
-    import tempfile
-
-    from ...reports import render_table  # lazy: `agentassay --help` loads none of this
-    from ...results import load_results  # lazy: `agentassay --help` loads none of this
-    from ...runner import run_suite  # lazy: `agentassay --help` loads none of this
-    from ...spec import load_suite  # lazy: `agentassay --help` loads none of this
-    from ...traces import TraceStore  # lazy: `agentassay --help` loads none of this
 
     examples = _examples_dir()
     suite_file = examples / "customer_service" / "agentassay.yml"
@@ -490,7 +465,6 @@ def demo(workdir: Path | None, quiet: bool) -> int:
         )
         cand.results.save(folder / "candidate.json")
         click.echo(render_table(cand.results))
-    from ...reports._files import write_report_files  # lazy: `agentassay --help` loads none of this
 
     reports = write_report_files(
         cand.results, html=folder / "report.html", junit=folder / "junit.xml", store=folder / "traces.db"

@@ -8,6 +8,16 @@ from typing import Any
 import click
 
 from ..._errors import ExitCode
+from ...stats import (
+    SPRTDesign,
+    deployment_decision,
+    regression_verdict,
+    sample_size_one_sample,
+    sample_size_two_sample,
+    sprt,
+    suite_verdict,
+    threshold_verdict,
+)
 
 VERDICT_EXIT = {"pass": 0, "fail": 1, "inconclusive": 2}
 
@@ -50,7 +60,6 @@ def stats() -> None:
 @JSON
 def threshold(passes: int, trials: int, threshold: float, alpha: float, method: str, as_json: bool) -> int:
     """Does PASSES out of TRIALS meet the required pass rate?"""
-    from agentassay.stats import threshold_verdict  # lazy: `agentassay --help` loads none of this
 
     try:
         result = threshold_verdict(passes, trials, threshold=threshold, alpha=alpha, method=method)
@@ -87,7 +96,6 @@ def regression(
     as_json: bool,
 ) -> int:
     """Did the candidate regress from the baseline? (pass counts of both)"""
-    from agentassay.stats import regression_verdict  # lazy: `agentassay --help` loads none of this
 
     try:
         result = regression_verdict(
@@ -130,7 +138,6 @@ def sprt_command(
     as_json: bool,
 ) -> int:
     """Run Wald's SPRT on OUTCOMES, or show the design's exact operating characteristic."""
-    from agentassay.stats import SPRTDesign, sprt  # lazy: `agentassay --help` loads none of this
 
     try:
         if outcomes is not None:
@@ -189,8 +196,6 @@ def sprt_command(
 )
 def sample_size(p: float, delta: float, alpha: float, beta: float, design: str) -> int:
     """Trials needed to detect a drop of DELTA with power 1 - beta."""
-    # lazy: `agentassay --help` loads none of this
-    from agentassay.stats import sample_size_one_sample, sample_size_two_sample
 
     try:
         if design == "one-sample":
@@ -209,15 +214,6 @@ def sample_size(p: float, delta: float, alpha: float, beta: float, design: str) 
 @stats.command()
 def example() -> int:
     """A worked example of every verdict, from the paper's examples."""
-    # lazy: `agentassay --help` loads none of this
-    from agentassay.stats import (
-        SPRTDesign,
-        deployment_decision,
-        regression_verdict,
-        sample_size_one_sample,
-        suite_verdict,
-        threshold_verdict,
-    )
 
     click.echo("AgentAssay statistics: a worked example\n")
     click.echo("1. Threshold verdict (paper Example 3.1): 45 of 50 trials passed, required rate 0.85")

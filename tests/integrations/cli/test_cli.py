@@ -186,3 +186,30 @@ def test_importing_the_cli_does_not_import_scipy() -> None:
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_lazy_command_table_matches_the_commands() -> None:
+    """`agentassay --help` lists commands from COMMANDS without importing them; the table must say what they say."""
+    import click
+
+    from agentassay.integrations.cli import COMMANDS, cli
+
+    ctx = click.Context(cli)
+    for name, (_module, _attr, short_help) in COMMANDS.items():
+        command = cli.get_command(ctx, name)
+        assert command is not None and command.name.replace("_", "-") in (name, "sprt")
+        assert command.get_short_help_str(limit=10**6) == short_help, name
+    assert cli.get_command(ctx, "nope") is None
+
+
+def test_help_lists_every_command_without_importing_them() -> None:
+    code = (
+        "import sys; from agentassay.integrations.cli import main; main(['--help'])\n"
+        "loaded = [m for m in sys.modules if m.startswith('agentassay.integrations.cli.')]\n"
+        "assert not loaded, loaded"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("analyze", "check", "compare", "coverage", "demo", "generate", "manifest", "merge", "mutate",
+                 "report", "run", "stats"):
+        assert f"  {name} " in proc.stdout

@@ -19,6 +19,6 @@ RUN python -m pip install --no-cache-dir --no-compile "./[agents]"; \
     site="$(python -c 'import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))')"; \
     find "$site/numpy" "$site/scipy" -depth -type d -name tests -prune -exec rm -rf {} +; \
     python -m compileall -q "$site/agentassay"; \
-    python -c "import agentassay.integrations.github, github, agents, scipy.stats"
+    python -c "import agentassay._integrations.github, github, agents, scipy.stats"
 
 ENTRYPOINT ["/usr/local/bin/python", "/action/entrypoint.py"]

@@ -67,8 +67,8 @@ def ensure_chromium() -> None:
 
 def demo_pages(out: Path) -> list[dict[str, Any]]:
     """The demo's results, rendered here from its files, and the report the demo wrote itself."""
-    from agentassay.reports import load_traces, render_html
-    from agentassay.results import load_results
+    from agentassay._reports import load_traces, render_html
+    from agentassay._results import load_results
 
     work = out / "demo"
     start = time.perf_counter()
@@ -104,12 +104,12 @@ def demo_pages(out: Path) -> list[dict[str, Any]]:
 def hostile_pages(out: Path) -> list[dict[str, Any]]:
     """A results file and a trace store full of hostile text, read back from disk and rendered twice:
     with the traces inline, and with the trace viewer in its sidecar page."""
-    from agentassay.gate import BaselineCounts, ScenarioVerdict, SuiteDecision
-    from agentassay.reports import load_traces, render_html
-    from agentassay.results import Results, ScenarioResult, TrialOutcome, load_results
-    from agentassay.spec import Settings
-    from agentassay.stats import Decision, Verdict
-    from agentassay.traces import Action, Cost, Step, Trace, TraceMetadata, TraceStore
+    from agentassay._gate import BaselineCounts, ScenarioVerdict, SuiteDecision
+    from agentassay._reports import load_traces, render_html
+    from agentassay._results import Results, ScenarioResult, TrialOutcome, load_results
+    from agentassay._spec import Settings
+    from agentassay._stats import Decision, Verdict
+    from agentassay._traces import Action, Cost, Step, Trace, TraceMetadata, TraceStore
 
     def scenario(name: str, passes: int, n: int, verdict: Verdict) -> ScenarioResult:
         trials = tuple(TrialOutcome(i, i < passes, i, failures=() if i < passes else (f"{HOSTILE} {SECRET}",),

@@ -26,7 +26,7 @@ from xml.etree import ElementTree
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from agentassay.features.coverage._report import mermaid_flowchart  # noqa: E402
+from agentassay._features.coverage._report import mermaid_flowchart  # noqa: E402
 from tests.reports.test_coverage_report import big_graph, customer_service, hostile  # noqa: E402
 
 MERMAID_SH = ROOT / ".ci" / "mermaid.sh"

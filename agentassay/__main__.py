@@ -1,5 +1,5 @@
 import sys
 
-from agentassay.integrations.cli import main
+from agentassay._integrations.cli import main
 
 sys.exit(main())

@@ -1,4 +1,4 @@
-"""Adaptive budget (agentassay.features.fingerprints.plan_budget): is the planned power the achieved power?
+"""Adaptive budget (agentassay._features.fingerprints.plan_budget): is the planned power the achieved power?
 
     python benchmarks/budget.py           # full run -> benchmarks/results/budget.json, docs/budget.md
     python benchmarks/budget.py --quick   # small run, for CI smoke checks
@@ -28,7 +28,7 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.fingerprints import BudgetPlan, fingerprint_test, plan_budget, planned_power  # noqa: E402
+from agentassay._features.fingerprints import BudgetPlan, fingerprint_test, plan_budget, planned_power  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 ALPHA, BETA = 0.05, 0.10

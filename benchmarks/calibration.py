@@ -1,4 +1,4 @@
-"""Calibration of every decision procedure in agentassay.stats, on a grid of truths.
+"""Calibration of every decision procedure in agentassay._stats, on a grid of truths.
 
     python benchmarks/calibration.py            # full grid -> benchmarks/results/calibration.json, docs/calibration.md
     python benchmarks/calibration.py --quick    # small grid, for CI smoke runs
@@ -39,16 +39,16 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.gate import sequential_design  # noqa: E402
-from agentassay.gate._designs import LOOKS  # noqa: E402
-from agentassay.stats import SequentialDesign, SPRTCharacteristic, SPRTDesign  # noqa: E402
-from agentassay.stats._bayes import bayes_codes  # noqa: E402
-from agentassay.stats._exact import fisher_pvalues  # noqa: E402
-from agentassay.stats._multiple import adjust_pvalues  # noqa: E402
-from agentassay.stats._onesample import threshold_codes  # noqa: E402
-from agentassay.stats._regression import regression_codes, verdict_probability  # noqa: E402
-from agentassay.stats._sprt import TrialCountDistribution  # noqa: E402
-from agentassay.stats._verdict import CODE_FAIL, CODE_PASS  # noqa: E402
+from agentassay._gate import sequential_design  # noqa: E402
+from agentassay._gate._designs import LOOKS  # noqa: E402
+from agentassay._stats import SequentialDesign, SPRTCharacteristic, SPRTDesign  # noqa: E402
+from agentassay._stats._bayes import bayes_codes  # noqa: E402
+from agentassay._stats._exact import fisher_pvalues  # noqa: E402
+from agentassay._stats._multiple import adjust_pvalues  # noqa: E402
+from agentassay._stats._onesample import threshold_codes  # noqa: E402
+from agentassay._stats._regression import regression_codes, verdict_probability  # noqa: E402
+from agentassay._stats._sprt import TrialCountDistribution  # noqa: E402
+from agentassay._stats._verdict import CODE_FAIL, CODE_PASS  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, today, write_report  # noqa: E402
 
 ALPHA = 0.05
@@ -108,8 +108,8 @@ def two_sample_table(name: str, n: int, delta: float) -> np.ndarray:
 
 def newcombe_codes(n: int, delta: float) -> np.ndarray:
     """PASS when Newcombe's hybrid score upper bound of p_base - p_cand is below delta."""
-    from agentassay.stats import proportion_ci
-    from agentassay.stats._exact import regression_reject
+    from agentassay._stats import proportion_ci
+    from agentassay._stats._exact import regression_reject
 
     k = np.arange(n + 1)
     lo, hi = proportion_ci(k, n, confidence_level=1 - 2 * ALPHA, method="wilson")  # one-sided 1 - alpha

@@ -10,8 +10,8 @@ p - delta (the boundary: the worst case of the null), power is the FAIL rate at 
 *Check*: the satisfaction counts of baseline and candidate (n trials each) tested for regression as a pass
 rate is (the exact one-sided Fisher test of ``regression_verdict``); a false alarm is a FAIL at equal
 rates, power the FAIL rate after a drop of 0.15. Every repetition goes through the plugin's own evidence
-hook (``agentassay.features.contracts._plugin``: plan, p-values, Bonferroni) and the real gate
-(``agentassay.gate.decide``); outcomes are counts, so each distinct count is decided once and reused.
+hook (``agentassay._features.contracts._plugin``: plan, p-values, Bonferroni) and the real gate
+(``agentassay._gate.decide``); outcomes are counts, so each distinct count is decided once and reused.
 Exact rates (sums over the binomial pmf of the same decisions) are reported beside the simulated ones.
 """
 
@@ -30,10 +30,10 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.contracts import _plugin as plugin  # noqa: E402
-from agentassay.gate import Candidate, GatePlan, ScenarioVerdict, decide  # noqa: E402
-from agentassay.spec import Settings  # noqa: E402
-from agentassay.stats import Verdict  # noqa: E402
+from agentassay._features.contracts import _plugin as plugin  # noqa: E402
+from agentassay._gate import Candidate, GatePlan, ScenarioVerdict, decide  # noqa: E402
+from agentassay._spec import Settings  # noqa: E402
+from agentassay._stats import Verdict  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 ALPHA, BETA, MARGIN = 0.05, 0.10, 0.10

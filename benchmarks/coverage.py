@@ -1,4 +1,4 @@
-"""Behavioural coverage (agentassay.features.coverage): speed on a stored suite, and how honest Chao1 is.
+"""Behavioural coverage (agentassay._features.coverage): speed on a stored suite, and how honest Chao1 is.
 
     python benchmarks/coverage.py           # full run -> benchmarks/results/coverage-behavioural.json, docs/coverage-behavioural.md
     python benchmarks/coverage.py --quick   # small run, for smoke checks
@@ -33,9 +33,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.coverage import behavioural_coverage, coverage_from_store  # noqa: E402
-from agentassay.integrations.adapters._base import ToolInfo  # noqa: E402
-from agentassay.traces import Action, Cost, Step, Trace, TraceMetadata, TraceStore  # noqa: E402
+from agentassay._features.coverage import behavioural_coverage, coverage_from_store  # noqa: E402
+from agentassay._integrations.adapters._base import ToolInfo  # noqa: E402
+from agentassay._traces import Action, Cost, Step, Trace, TraceMetadata, TraceStore  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 SEED = 20261124

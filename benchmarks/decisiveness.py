@@ -40,8 +40,8 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.fingerprints._gate import SHARE  # noqa: E402
-from agentassay.gate import (  # noqa: E402
+from agentassay._features.fingerprints._gate import SHARE  # noqa: E402
+from agentassay._gate import (  # noqa: E402
     BaselineCounts,
     ScenarioTest,
     decide,
@@ -49,10 +49,10 @@ from agentassay.gate import (  # noqa: E402
     scenario_alpha,
     sequential_design,
 )
-from agentassay.spec import Scenario, Settings  # noqa: E402
-from agentassay.stats import Decision, Verdict  # noqa: E402
-from agentassay.stats._regression import regression_codes, verdict_probability  # noqa: E402
-from agentassay.stats._verdict import CODE_PASS  # noqa: E402
+from agentassay._spec import Scenario, Settings  # noqa: E402
+from agentassay._stats import Decision, Verdict  # noqa: E402
+from agentassay._stats._regression import regression_codes, verdict_probability  # noqa: E402
+from agentassay._stats._verdict import CODE_PASS  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SEED = 20261126

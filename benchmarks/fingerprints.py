@@ -1,4 +1,4 @@
-"""Speed, calibration and power of behavioural fingerprints (agentassay.features.fingerprints).
+"""Speed, calibration and power of behavioural fingerprints (agentassay._features.fingerprints).
 
     python benchmarks/fingerprints.py           # full run -> benchmarks/results/fingerprints.json, docs/fingerprints.md
     python benchmarks/fingerprints.py --quick   # small run, for CI smoke checks
@@ -25,8 +25,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.fingerprints import extract, extract_pair, fingerprint_test  # noqa: E402
-from agentassay.traces._model import Action, Cost, Step, Trace  # noqa: E402
+from agentassay._features.fingerprints import extract, extract_pair, fingerprint_test  # noqa: E402
+from agentassay._traces._model import Action, Cost, Step, Trace  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 ALPHA = 0.05

@@ -9,7 +9,7 @@ alpha and the fingerprint shift test the other half; the suite is blocked when a
 Under "nothing changed" the pass counts of baseline and candidate are binomial at the same rate and
 the fingerprint test's p-values are uniform (its calibration is measured in benchmarks/fingerprints.py),
 so the block rate is the suite's false-alarm rate. Every repetition goes through the real gate,
-``agentassay.gate.decide``: the rule as shipped (Holm over the regression p-values at the level the
+``agentassay._gate.decide``: the rule as shipped (Holm over the regression p-values at the level the
 pass-rate tests hold), and the rule before issue 13 (Holm at the whole alpha), reproduced by giving the
 same gate the level it used to compare with. Power: one scenario's pass rate drops by 0.15.
 """
@@ -26,12 +26,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.gate import ScenarioTest, ScenarioVerdict, decide  # noqa: E402
-from agentassay.spec import Settings  # noqa: E402
-from agentassay.stats import Verdict  # noqa: E402
-from agentassay.stats._exact import regression_pvalues  # noqa: E402
-from agentassay.stats._regression import regression_codes  # noqa: E402
-from agentassay.stats._verdict import VERDICT_OF_CODE  # noqa: E402
+from agentassay._gate import ScenarioTest, ScenarioVerdict, decide  # noqa: E402
+from agentassay._spec import Settings  # noqa: E402
+from agentassay._stats import Verdict  # noqa: E402
+from agentassay._stats._exact import regression_pvalues  # noqa: E402
+from agentassay._stats._regression import regression_codes  # noqa: E402
+from agentassay._stats._verdict import VERDICT_OF_CODE  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 ALPHA, BETA, DELTA, SHARE = 0.05, 0.10, 0.10, 0.5
@@ -99,7 +99,7 @@ def markdown(result: dict[str, Any]) -> str:
         "A fixed-n `check` with fingerprints, m scenarios, n trials per arm, alpha = 0.05, delta = 0.1: each "
         "scenario's pass-rate test holds alpha / 2 and the fingerprint shift test the other half (Holm across "
         "scenarios within each kind; docs/runner.md, \"Multiple scenarios\"). Every repetition is decided by the real "
-        "gate (`agentassay.gate.decide`). *Shipped*: Holm over the regression p-values at the level the pass-rate "
+        "gate (`agentassay._gate.decide`). *Shipped*: Holm over the regression p-values at the level the pass-rate "
         "tests hold. *Before*: the rule before issue 13, Holm at the whole alpha while the fingerprint tests also "
         "spend half of it.",
         "",

@@ -47,7 +47,7 @@ if mode == "json.load":
         json.load(f)
     out = {}
 else:
-    from agentassay.integrations.importers import ImportStats, import_traces
+    from agentassay._integrations.importers import ImportStats, import_traces
     if mode == "tracemalloc":
         tracemalloc.start()
     stats = ImportStats()

@@ -8,7 +8,7 @@ probability f, independently. The traces come from an agent whose trace passes w
 Then, exactly: E[Var(G | trace)] = f(1 - f) (the judge's variance), Var(E[G | trace]) = (1 - 2f)^2
 q(1 - q) (the agent's), the judge share is their ratio to the sum, and a trace's k grades disagree
 with probability 1 - (1 - f)^k - f^k. Each repetition draws n traces, grades them k times and runs
-the shipped estimator (``agentassay.features.judge.attribution``); the mean over the repetitions is compared
+the shipped estimator (``agentassay._features.judge.attribution``); the mean over the repetitions is compared
 with the truth in Monte-Carlo standard errors, and the share's own jackknife interval (estimate ± 2
 s.e.) is checked for coverage. Two cells also go through the whole judge path — the example's
 scripted judge (``examples/customer_service/judge.py``), seeds per (content, repeat), the cache —
@@ -28,9 +28,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.judge import JudgeConfig, attribution, grade_traces  # noqa: E402
-from agentassay.spec import ModelConfig  # noqa: E402
-from agentassay.traces import Trace  # noqa: E402
+from agentassay._features.judge import JudgeConfig, attribution, grade_traces  # noqa: E402
+from agentassay._spec import ModelConfig  # noqa: E402
+from agentassay._traces import Trace  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SEED = 20261216

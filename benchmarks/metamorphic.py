@@ -6,11 +6,11 @@
 One scenario with one relation in ``check``: n pairs per arm; each pair of the baseline violates
 the relation with probability q0 and each pair of the candidate with probability q1, independently
 (paired violation indicators drawn one by one and counted). Every repetition goes through the very
-function the plugin's evidence uses, ``agentassay.features.metamorphic.scenario_test`` on the two results
+function the plugin's evidence uses, ``agentassay._features.metamorphic.scenario_test`` on the two results
 sections, and the gate's ``ScenarioTest.apply``: the relation is FAILed when its p-value is at most
 alpha × SHARE (= 0.01; with one scenario Holm changes nothing). q1 = q0 measures the false-alarm
 rate, q1 = q0 + 0.2 the power. The exact rejection probability of the same p-value table
-(``agentassay.stats._exact``) is given beside each simulated rate as a cross-check.
+(``agentassay._stats._exact``) is given beside each simulated rate as a cross-check.
 
 Only the figures section of docs/metamorphic.md (between its markers) is rewritten; the prose stays.
 """
@@ -27,11 +27,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.metamorphic import SHARE, scenario_test  # noqa: E402
-from agentassay.gate import ScenarioVerdict  # noqa: E402
-from agentassay.spec import Settings  # noqa: E402
-from agentassay.stats import Verdict  # noqa: E402
-from agentassay.stats._exact import pmf_grid, regression_pvalues  # noqa: E402
+from agentassay._features.metamorphic import SHARE, scenario_test  # noqa: E402
+from agentassay._gate import ScenarioVerdict  # noqa: E402
+from agentassay._spec import Settings  # noqa: E402
+from agentassay._stats import Verdict  # noqa: E402
+from agentassay._stats._exact import pmf_grid, regression_pvalues  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SEED = 20261124
@@ -128,7 +128,7 @@ def figures(result: dict[str, Any]) -> str:
         f"{result['date']}, {rows[0]['reps']:,} repetitions per cell, seed {result['seed']}, {result['seconds']:.0f} s. "
         f"One scenario, one relation, n pairs per arm, alpha = {result['alpha']}, SHARE = {result['share']}: the "
         f"relation is FAILed when its p-value is at most {level:g}. Every repetition goes through "
-        "`agentassay.features.metamorphic.scenario_test` and the gate's `ScenarioTest.apply`; *exact* is the rejection "
+        "`agentassay._features.metamorphic.scenario_test` and the gate's `ScenarioTest.apply`; *exact* is the rejection "
         "probability computed from the same Fisher p-value table. ± is one standard error.",
         "",
         "### False alarms: the candidate violates as often as the baseline (q1 = q0)",

@@ -1,4 +1,4 @@
-"""Multi-fidelity proxy testing (agentassay.stats: fidelity_correlation, proxy_allocation, combine_proxy).
+"""Multi-fidelity proxy testing (agentassay._stats: fidelity_correlation, proxy_allocation, combine_proxy).
 
     python benchmarks/multifidelity.py           # full run -> benchmarks/results/multifidelity.json, docs/multifidelity.md
     python benchmarks/multifidelity.py --quick   # small run, for CI smoke checks
@@ -30,7 +30,7 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.stats import combine_proxy, fidelity_correlation, proxy_allocation  # noqa: E402
+from agentassay._stats import combine_proxy, fidelity_correlation, proxy_allocation  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 
 ALPHA = 0.05
@@ -135,7 +135,7 @@ GATE_COST_RATIO = 0.05
 
 
 def gate_rule(rho: float, reps: int, rng: np.random.Generator) -> dict[str, Any]:
-    """The rule ``check`` ships (features/proxy/_gate.py) on pass/fail counts, against the target alone.
+    """The rule ``check`` ships (_features/proxy/_gate.py) on pass/fail counts, against the target alone.
 
     Baseline: GATE_N target trials and the allocation's n_c proxy trials; candidate: n_e target
     and n_c proxy trials, all separate runs. Target p-value: the exact one-sided Fisher test of
@@ -145,10 +145,10 @@ def gate_rule(rho: float, reps: int, rng: np.random.Generator) -> dict[str, Any]
     the target that reaches the proxy at rho times its latent size ("follows"); one the proxy
     does not see ("blind").
     """
-    from agentassay.stats import regression_verdict
-    from agentassay.stats._exact import regression_pvalues
-    from agentassay.stats._regression import regression_codes
-    from agentassay.stats._verdict import CODE_FAIL, CODE_PASS
+    from agentassay._stats import regression_verdict
+    from agentassay._stats._exact import regression_pvalues
+    from agentassay._stats._regression import regression_codes
+    from agentassay._stats._verdict import CODE_FAIL, CODE_PASS
 
     delta, beta = 0.10, 0.10
     alloc = proxy_allocation(
@@ -392,7 +392,7 @@ def markdown(result: dict) -> str:
         f"cost per trial, `min_target: {MIN_TARGET}`. p-values are the exact one-sided Fisher test the "
         "regression verdict uses, on the target's and on the proxy's counts (separate runs, baseline proxy "
         "arm as large as the candidate's); FAIL when their weighted Stouffer combination is <= alpha and "
-        "the target's own non-inferiority test does not PASS; PASS only from that test (features/proxy/_gate.py). "
+        "the target's own non-inferiority test does not PASS; PASS only from that test (_features/proxy/_gate.py). "
         f"*Alone*: the same regression verdict on {GATE_N} target trials, no proxy.",
         "",
         "| ρ (weights and allocation) | n_e + n_c | cost ratio | false FAIL (unchanged) | alone | FAIL, drop follows | FAIL, proxy blind | alone (drop) | PASS (unchanged) | alone |",

@@ -8,7 +8,7 @@ builds the original's results file as ``agentassay mutate`` records it (``run --
 scenario's 100 trials at rate p0) and a mutant's candidate file (Bernoulli outcomes at p1 in trial
 order, up to the cap), and decides the mutant with the code the product uses: ``compare_results``
 (which replays, trial by trial, the very test the mutant's ``check`` runs and stops where it stops)
-and then ``agentassay.features.mutation.classify``. A live check runs no trial after its test has stopped, so
+and then ``agentassay._features.mutation.classify``. A live check runs no trial after its test has stopped, so
 each scenario's trials are cut at the verdict's ``trials_used`` before classifying (that is also the
 trial count reported). Trials carry no fingerprints, so the fingerprint test is not involved and
 each scenario's pass-rate test holds all of its alpha. Suite settings are the customer-service
@@ -53,13 +53,13 @@ from scipy.special import xlogy
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.mutation import ALPHA_EQUIV, classify, score  # noqa: E402
-from agentassay.gate import ScenarioVerdict, SuiteDecision, sequential_design  # noqa: E402
-from agentassay.results import Results, ScenarioResult, TrialOutcome, compare_results  # noqa: E402
-from agentassay.spec import Settings  # noqa: E402
-from agentassay.stats import Decision, Verdict, _exact, proportion_ci  # noqa: E402
-from agentassay.stats._regression import regression_codes  # noqa: E402
-from agentassay.stats._verdict import CODE_FAIL, CODE_INCONCLUSIVE, CODE_PASS  # noqa: E402
+from agentassay._features.mutation import ALPHA_EQUIV, classify, score  # noqa: E402
+from agentassay._gate import ScenarioVerdict, SuiteDecision, sequential_design  # noqa: E402
+from agentassay._results import Results, ScenarioResult, TrialOutcome, compare_results  # noqa: E402
+from agentassay._spec import Settings  # noqa: E402
+from agentassay._stats import Decision, Verdict, _exact, proportion_ci  # noqa: E402
+from agentassay._stats._regression import regression_codes  # noqa: E402
+from agentassay._stats._verdict import CODE_FAIL, CODE_INCONCLUSIVE, CODE_PASS  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SEED = 20261125
@@ -82,7 +82,7 @@ def _nan(*args: Any) -> float:
 
 
 def _fast_exact(*, evidence: bool = False) -> None:
-    """Speed (module docstring): widen the memos of two pure functions of ``agentassay.stats._exact`` (the same
+    """Speed (module docstring): widen the memos of two pure functions of ``agentassay._stats._exact`` (the same
     values); with ``evidence=True`` also skip the fixed-n verdict's two evidence-only figures, which no verdict,
     p-value or status reads (:func:`evidence_check` shows the statuses are identical)."""
     if not getattr(_exact, "_benchmark_memo", False):
@@ -135,7 +135,7 @@ def check_mutant(
 def evidence_check(n: int) -> dict[str, Any]:
     """``n`` fixed-n mutants (one and four scenarios, identity and drops) decided with the fixed-n verdict's
     evidence figures computed, as shipped, and skipped, as this benchmark does: statuses and verdicts agree."""
-    from agentassay.plugins import default_plugins
+    from agentassay._plugins import default_plugins
 
     _fast_exact()
     assert not getattr(_exact, "_benchmark_evidence", False), (
@@ -209,7 +209,7 @@ def table_kill(method: str, orig: np.ndarray, mut: np.ndarray) -> bool | None:
 
 def kill_cell(task: tuple[str, int, float, float, int, int]) -> dict[str, Any]:
     """One mutant per repetition: ``m`` scenarios at ``p0``, scenario 0 of the mutant at ``p0 - drop``."""
-    from agentassay.plugins import default_plugins
+    from agentassay._plugins import default_plugins
 
     _fast_exact(evidence=True)
     method, m, p0, drop, reps, seed = task
@@ -257,7 +257,7 @@ def coverage_chunk(task: tuple[int, int, int]) -> dict[str, Any]:
 
     Each mutant's drop is drawn from ``MIXTURE`` and applies to scenario 0; the other scenarios are unchanged.
     """
-    from agentassay.plugins import default_plugins
+    from agentassay._plugins import default_plugins
 
     _fast_exact(evidence=True)
     m, reps, seed = task
@@ -287,7 +287,7 @@ def coverage_chunk(task: tuple[int, int, int]) -> dict[str, Any]:
 @functools.cache
 def _activated(kb: int, nb: int, kc: int, nc: int) -> bool:
     """``classify``'s activation test of one scenario (two-sided exact test at alpha_equiv)."""
-    from agentassay.features.mutation._run import _two_sided
+    from agentassay._features.mutation._run import _two_sided
 
     return _two_sided((kb, nb), (kc, nc)) <= ALPHA_EQUIV
 
@@ -638,7 +638,7 @@ def markdown(result: dict[str, Any]) -> str:
         "Simulated agents with known pass rates, no LLM: the original is recorded as `agentassay mutate` records it "
         f"(every scenario to its cap, {TRIALS} trials at p0), a mutant's trials are Bernoulli at p1 in trial order, "
         "and each mutant is decided by the product's own code: `compare_results(original, mutant)` replays the test "
-        "the mutant's `check` runs and stops where it stops, then `agentassay.features.mutation.classify`. Suite settings of "
+        "the mutant's `check` runs and stops where it stops, then `agentassay._features.mutation.classify`. Suite settings of "
         f"the customer-service example: alpha {ALPHA}, beta {BETA}, delta {DELTA}, {TRIALS} trials. The simulated "
         "trials carry no fingerprints, so only the pass-rate test decides (with fingerprints it holds half of alpha "
         "and the fingerprint test the other half). ± is one standard error; *exact* is computed, not simulated.",
@@ -752,7 +752,7 @@ def markdown(result: dict[str, Any]) -> str:
         "(sequential method), each mutant's drop drawn independently from the mixture "
         + ", ".join(f"{d:g} ({w:.0%})" for d, w in MIXTURE)
         + " and applied to the first scenario; the score is killed / activated with its 95% Clopper-Pearson interval "
-        "from `agentassay.features.mutation.score`. The true score is P(killed) / P(activated) for a mutant drawn from the "
+        "from `agentassay._features.mutation.score`. The true score is P(killed) / P(activated) for a mutant drawn from the "
         "mixture, over the noise of both recordings, computed exactly (the dynamic programme above, scenarios "
         "independent).",
         "",

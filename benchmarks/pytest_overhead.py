@@ -56,7 +56,7 @@ def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-IMPORT = "import pytest; import agentassay.integrations.pytest_plugin"
+IMPORT = "import pytest; import agentassay._integrations.pytest_plugin"
 IN_PROCESS = """
 import contextlib, io, statistics, sys, time
 import pytest

@@ -43,7 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.integrations.cli import main as cli  # noqa: E402
+from agentassay._integrations.cli import main as cli  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 from tests._support import real_model  # noqa: E402
 
@@ -183,7 +183,7 @@ def mutants(served: real_model.Served, work: Path, trials: int) -> dict[str, Any
 
 def aa_defaults(served: real_model.Served, work: Path, reps: int) -> dict[str, Any]:
     """A/A on `capital` at the shipped defaults (cap, baseline size, levels), then the prompt regression."""
-    from agentassay.spec import Settings
+    from agentassay._spec import Settings
 
     cfg = {"concurrency": 2, "timeout": 300, "seed": SEED}
     suite = real_model.write_suite(work / "defaults", served, [real_model.scenario("capital")], config=cfg)

@@ -26,10 +26,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.integrations.adapters import CallableAdapter  # noqa: E402
-from agentassay.runner import run_suite  # noqa: E402
-from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite, load_suite  # noqa: E402
-from agentassay.traces import TraceStore  # noqa: E402
+from agentassay._integrations.adapters import CallableAdapter  # noqa: E402
+from agentassay._runner import run_suite  # noqa: E402
+from agentassay._spec import AgentConfig, Check, Scenario, Settings, Suite, load_suite  # noqa: E402
+from agentassay._traces import TraceStore  # noqa: E402
 from benchmarks._harness import load_result, parser, today, write_report  # noqa: E402
 from benchmarks.fingerprints import permutation_time  # noqa: E402
 from benchmarks.fingerprints import throughput as fingerprint_throughput  # noqa: E402

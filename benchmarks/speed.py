@@ -2,7 +2,7 @@
 
     python benchmarks/speed.py             # -> benchmarks/results/speed.json and the generated block of docs/performance.md
     python benchmarks/speed.py --quick     # fewer repetitions, smaller compare; writes nothing
-    python benchmarks/speed.py --designs   # (re)write agentassay/gate/designs.json, the shipped designs
+    python benchmarks/speed.py --designs   # (re)write agentassay/_gate/designs.json, the shipped designs
 
 1. ``regression_verdict`` at n = 50, 100, 200 per arm (baseline 90 %, candidate 85 %, the default
    alpha 0.05 and delta 0.1): *cold*, the first call in a fresh interpreter (what one CLI run pays;
@@ -36,13 +36,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.contracts._plugin import SHARE as CONTRACTS_SHARE  # noqa: E402
-from agentassay.features.fingerprints._gate import SHARE  # noqa: E402
-from agentassay.features.metamorphic._plugin import SHARE as METAMORPHIC_SHARE  # noqa: E402
-from agentassay.gate import scenario_alpha  # noqa: E402
-from agentassay.gate._designs import LOOKS, SHIPPED, boundary_key  # noqa: E402
-from agentassay.spec import Settings  # noqa: E402
-from agentassay.stats._sequential import DESIGN_ALGORITHM, fail_constant, pass_constant  # noqa: E402
+from agentassay._features.contracts._plugin import SHARE as CONTRACTS_SHARE  # noqa: E402
+from agentassay._features.fingerprints._gate import SHARE  # noqa: E402
+from agentassay._features.metamorphic._plugin import SHARE as METAMORPHIC_SHARE  # noqa: E402
+from agentassay._gate import scenario_alpha  # noqa: E402
+from agentassay._gate._designs import LOOKS, SHIPPED, boundary_key  # noqa: E402
+from agentassay._spec import Settings  # noqa: E402
+from agentassay._stats._sequential import DESIGN_ALGORITHM, fail_constant, pass_constant  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 # (baseline trials, cap) pairs the table covers: the default (a 300-trial baseline, 200-trial cap),
@@ -127,7 +127,7 @@ def _order(key: str) -> tuple[int, int, str, float]:
 N_VERDICT = (50, 100, 200)
 _COLD = """
 import json, sys, time
-from agentassay.stats import regression_verdict
+from agentassay._stats import regression_verdict
 n = int(sys.argv[1])
 w, c = time.perf_counter(), time.process_time()
 regression_verdict(int(0.9 * n), n, int(0.85 * n), n)
@@ -193,7 +193,7 @@ def graded(text: str, seed: int) -> str:
 
 
 def _suite(scenarios: int, method: str) -> Any:
-    from agentassay.spec import AgentConfig, Check, Scenario, Suite
+    from agentassay._spec import AgentConfig, Check, Scenario, Suite
 
     rng = random.Random(20261124)
     rates = [round(rng.uniform(0.75, 0.98), 2) for _ in range(scenarios)]
@@ -212,8 +212,8 @@ def _suite(scenarios: int, method: str) -> Any:
 
 def make_files(folder: Path, scenarios: int) -> dict[str, Any]:
     """Baseline (`run --full`), and per method a candidate (`check`) and its 3 shards (`check --shard i/3`)."""
-    from agentassay.integrations.adapters import CallableAdapter
-    from agentassay.runner import run_suite
+    from agentassay._integrations.adapters import CallableAdapter
+    from agentassay._runner import run_suite
 
     def go(suite: Any, **kw: Any) -> Any:
         adapter = CallableAdapter(graded)
@@ -291,9 +291,9 @@ def design_times(pairs: tuple[tuple[int, int], ...]) -> dict[str, Any]:
     out: dict[str, Any] = {"alpha": alpha, "scenarios": 4}
     probe = """
 import json, sys, time
-from agentassay.gate import sequential_design
-from agentassay.stats import SequentialDesign
-from agentassay.stats._sequential import fail_constant, pass_constant
+from agentassay._gate import sequential_design
+from agentassay._stats import SequentialDesign
+from agentassay._stats._sequential import fail_constant, pass_constant
 nb, n, alpha, calibrate = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1"
 w = time.perf_counter(); d = sequential_design(nb, n, alpha, 0.1, pass_alpha=0.05); lookup = time.perf_counter() - w
 cal = None
@@ -320,9 +320,9 @@ print(json.dumps({"lookup": lookup, "calibrate": cal, "calibrations": misses}))
 
 _SCENARIO = """
 import json, random, sys, time
-from agentassay.gate import BaselineCounts, monitor_for
-from agentassay.features.fingerprints._gate import SHARE
-from agentassay.spec import Scenario, Settings
+from agentassay._gate import BaselineCounts, monitor_for
+from agentassay._features.fingerprints._gate import SHARE
+from agentassay._spec import Scenario, Settings
 method, rate = sys.argv[1], float(sys.argv[2])
 settings = Settings(method=method)  # the defaults: cap 200, a 300-trial baseline, fingerprints on
 rng = random.Random(7)
@@ -412,7 +412,7 @@ upper end of the bracket: never below the old figure, at most 2**-15 (3.1e-5) ab
 staircase, found row by row, and the tails are one gather per nuisance rate; halvings far from the
 bound are settled by two half-plane certificates that need no staircase (a Chernoff bound of a
 superset proves p <= alpha, a subset's tail proves p > alpha), and halvings near it from one nuisance
-rate when the p-value is plainly above alpha (`agentassay/stats/_ni.py`). The halvings are the
+rate when the p-value is plainly above alpha (`agentassay/_stats/_ni.py`). The halvings are the
 bisection's own because the exact p-value is not monotone in the margin (it jumps up where the
 ordering changes): a search assuming it falls would land on other crossings.
 
@@ -431,7 +431,7 @@ records) and passes the redaction boundary, and the one written passes it again 
 about 1 s of these figures on the 22,500-trial baseline (they were 2.0–2.9 s before).
 
 A default `check` of 4 scenarios (alpha {d['alpha']:.5g} each, fingerprints on) gets its sequential
-design from the table shipped in the package (`agentassay/gate/designs.json`, written by
+design from the table shipped in the package (`agentassay/_gate/designs.json`, written by
 `python benchmarks/speed.py --designs`), with an empty cache, against calibrating it:
 
 | baseline x cap | from the shipped table | calibration |
@@ -466,7 +466,7 @@ def page(res: dict[str, Any]) -> Callable[[str | None], str]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     ap = parser(__doc__, quick_help="fewer repetitions, 60 scenarios; writes nothing")
-    ap.add_argument("--designs", action="store_true", help="write agentassay/gate/designs.json and stop")
+    ap.add_argument("--designs", action="store_true", help="write agentassay/_gate/designs.json and stop")
     args = ap.parse_args(argv)
     if args.designs:
         write_designs()

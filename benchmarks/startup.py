@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.plugins import builtin_names  # noqa: E402
+from agentassay._plugins import builtin_names  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 SUITE = "examples/ticket_routing/agentassay.yml"
@@ -61,8 +61,8 @@ def imports(store: bool) -> dict[str, Any]:
             if cum.isdigit():
                 cumulative[name] = int(cum)
     ours = {k: v for k, v in cumulative.items() if k.startswith("agentassay")}
-    # A built-in plugin is its feature's `_plugin` module (agentassay/features/<name>/_plugin.py).
-    plugins = sorted(k.split(".")[2] for k in ours if k.startswith("agentassay.features.") and k.endswith("._plugin"))
+    # A built-in plugin is its feature's `_plugin` module (agentassay/_features/<name>/_plugin.py).
+    plugins = sorted(k.split(".")[2] for k in ours if k.startswith("agentassay._features.") and k.endswith("._plugin"))
     return {
         "wall_s": wall,
         "plugins_loaded": plugins,
@@ -105,7 +105,7 @@ def markdown(result: dict[str, Any]) -> str:
         "Built-in plugins are imported only when the suite or the options call for them (docs/architecture.md, "
         "\"Hooks\"): fingerprints and coverage are on by default, the store writer needs a store, and the proxy, "
         "shards, warm start and budget cap stay unimported. Most of a run's start-up is the first import of "
-        "`agentassay.stats`, i.e. SciPy's statistics module, which the exact tests need.",
+        "`agentassay._stats`, i.e. SciPy's statistics module, which the exact tests need.",
         "",
     ]
     return "\n".join(lines)

@@ -27,14 +27,14 @@ sys.path.insert(0, str(ROOT))
 
 from agents import Agent, function_tool  # noqa: E402
 
-from agentassay.features.structure import (  # noqa: E402
+from agentassay._features.structure import (  # noqa: E402
     extract_manifest,
     merge_bundles,
     objectives,
     obligations,
     structural_coverage,
 )
-from agentassay.traces import Action, Step, Trace, TraceMetadata, TraceStore  # noqa: E402
+from agentassay._traces import Action, Step, Trace, TraceMetadata, TraceStore  # noqa: E402
 from benchmarks._harness import parser, write_report  # noqa: E402
 
 SEED = 20261121

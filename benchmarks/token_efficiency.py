@@ -34,9 +34,9 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.fingerprints import extract, fingerprint_test, plan_budget, planned_power  # noqa: E402
-from agentassay.stats import SPRT, SPRTDesign, Verdict, threshold_verdict, warm_start  # noqa: E402
-from agentassay.traces._model import Action, Cost, Step, Trace  # noqa: E402
+from agentassay._features.fingerprints import extract, fingerprint_test, plan_budget, planned_power  # noqa: E402
+from agentassay._stats import SPRT, SPRTDesign, Verdict, threshold_verdict, warm_start  # noqa: E402
+from agentassay._traces._model import Action, Cost, Step, Trace  # noqa: E402
 from benchmarks._harness import Timer, load_result, parser, run_info, write_report  # noqa: E402
 from benchmarks.fingerprints import ANSWER, FAQ, FAQ_ANSWER, SEAT, TRIAGE  # noqa: E402
 
@@ -831,7 +831,7 @@ def deviation_lines(result: dict) -> list[str]:
         "cold SPRT is kept and the prior only adds a second PASS rule tuned to the prior's pass rate; "
         "its bound makes the *exact* miss rate at theta - delta at most 1.5 beta whatever version the "
         "prior came from (`worst_case_miss`), and the false-alarm rate can never exceed the cold SPRT's "
-        "(`agentassay/stats/_warm.py`). By Wald-Wolfowitz optimality little can be saved at p = theta "
+        "(`agentassay/_stats/_warm.py`). By Wald-Wolfowitz optimality little can be saved at p = theta "
         "itself; the saving comes for agents well above it.",
         "* **Fingerprint sample fixed in advance.** The fingerprint test reads the first n_fp candidate "
         "trials, n_fp fixed before the run (50, or the plan's n from the baseline). Testing whatever "

@@ -44,10 +44,10 @@ scenarios:
 CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from agentassay.spec import load_suite
-from agentassay.features.tracefirst import analyze
-from agentassay.results import Results
-import agentassay.integrations.importers, agentassay.runner, agentassay.features.coverage._plugin, agentassay.features.fingerprints._plugin
+from agentassay._spec import load_suite
+from agentassay._features.tracefirst import analyze
+from agentassay._results import Results
+import agentassay._integrations.importers, agentassay._runner, agentassay._features.coverage._plugin, agentassay._features.fingerprints._plugin
 mode, source, suite_path, out = sys.argv[1:5]
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()

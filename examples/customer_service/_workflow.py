@@ -120,7 +120,7 @@ def build_triage_agent(triage_instructions: str) -> Agent:
     return triage_agent
 
 
-# The simulated behaviour common to both versions (see agentassay.integrations.adapters._offline for the format).
+# The simulated behaviour common to both versions (see agentassay._integrations.adapters._offline for the format).
 # Regexes run against the latest user message.
 SEAT_CHANGE = r"(?i)\b(change|switch|move|update)\b.*\bseat|\bseat\b.*\b(change|switch|move)\b"
 FAQ_TOPICS = r"(?i)bag|luggage|carry.?on|wi-?fi|internet|seat|plane|food|meal|drink|snack"

@@ -173,7 +173,7 @@ class ResearchManager:
 manager = ResearchManager()
 
 
-# The offline simulator's per-agent behaviour (format: agentassay/integrations/adapters/_offline.py). Both fact
+# The offline simulator's per-agent behaviour (format: agentassay/_integrations/adapters/_offline.py). Both fact
 # checkers share one entry, as they share a name; which rule fires depends on how they are reached:
 # the figures checker is handed the conversation, the quote checker gets a fresh input as a tool.
 OFFLINE_BEHAVIOUR: dict[str, object] = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentassay.features.structure._model import AgentNode, Delegation, Manifest, ToolNode
+from agentassay._features.structure._model import AgentNode, Delegation, Manifest, ToolNode
 
 TRIAGE, FAQ, SEAT = "Triage Agent", "FAQ Agent", "Seat Booking Agent"
 

@@ -7,7 +7,7 @@ import random
 import threading
 import time
 
-from agentassay.runner import TransientError
+from agentassay._runner import TransientError
 
 
 def always_ok(text: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agentassay.integrations.github import ClientSettings, run_action
+from agentassay._integrations.github import ClientSettings, run_action
 from tests._support.fakegithub import FakeGitHub
 
 REPO, REPO_ID, PR = "octo/app", 101, 7

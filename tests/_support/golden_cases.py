@@ -121,7 +121,7 @@ def _in_root() -> Iterator[None]:
 
 
 def _cli(*args: str) -> int:
-    from agentassay.integrations.cli import main
+    from agentassay._integrations.cli import main
 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         return main(list(args))
@@ -190,9 +190,9 @@ def _read(results_file: Path) -> Any:
 
 def reports(results_file: Path) -> dict[str, str]:
     """The terminal table and the PR comment (with the coverage section the Action adds) of a normalised file."""
-    from agentassay.features.coverage._report import as_section, coverage_section
-    from agentassay.reports import render_pr_comment, render_table
-    from agentassay.results import Results
+    from agentassay._features.coverage._report import as_section, coverage_section
+    from agentassay._reports import render_pr_comment, render_table
+    from agentassay._results import Results
 
     data = _read(results_file)
     results = Results.from_dict(data)

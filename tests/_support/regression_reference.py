@@ -1,7 +1,7 @@
 """The table implementation of the fixed-n regression evidence as it was before issue 17, kept verbatim
 as the reference ``tests/stats/test_regression_fast.py`` holds the fast code to (same verdicts, p-values, bounds).
 
-Copied from ``agentassay/stats/_exact.py`` and ``_regression.py`` at commit 2211aa5; only the module
+Copied from ``agentassay/_stats/_exact.py`` and ``_regression.py`` at commit 2211aa5; only the module
 header and the ``reference_verdict`` wrapper at the end are new. Do not "improve" it: it is the oracle.
 """
 

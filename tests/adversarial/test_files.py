@@ -355,11 +355,11 @@ def test_a_disk_that_fills_during_the_run_prints_the_results_to_stdout(tmp_path:
 
 
 def test_the_shipped_schema_is_json_schema_and_jsonschema_agrees(base: dict[str, Any]) -> None:
-    """The compiled checks (results/_validate.py) and jsonschema itself give the same answer on every case whose
+    """The compiled checks (_results/_validate.py) and jsonschema itself give the same answer on every case whose
     problem is the schema's (jsonschema has no notion of a finite number, so the NaN case is the compiler's)."""
     import jsonschema
 
-    from agentassay.results._validate import _check, schema
+    from agentassay._results._validate import _check, schema
 
     cls = jsonschema.validators.validator_for(schema())
     cls.check_schema(schema())

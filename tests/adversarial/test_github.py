@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-from agentassay.integrations.github._comments import DESCRIPTION_MAX  # noqa: E402
+from agentassay._integrations.github._comments import DESCRIPTION_MAX  # noqa: E402
 from tests._support.fakegithub import FakeGitHub  # noqa: E402
 from tests._support.github import PR, READ_TOKEN, REPO, REPO_ID, Workspace  # noqa: E402
 
@@ -189,12 +189,12 @@ SDK_AGENT = 'from agents import Agent\nhelper = Agent(name="helper", instruction
 
 
 def _crash(monkeypatch: pytest.MonkeyPatch) -> None:
-    import agentassay.runner
+    import agentassay._runner
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("engine bug: boom")
 
-    monkeypatch.setattr(agentassay.runner, "run_suite", boom)
+    monkeypatch.setattr(agentassay._runner, "run_suite", boom)
 
 
 # (case, suite text or None, extra inputs, set-up, expected exit code, words the reason must hold)

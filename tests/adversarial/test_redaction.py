@@ -145,7 +145,7 @@ def test_no_secret_reaches_any_artifact(tmp_path: Path, redact: bool) -> None:
 
 
 def test_the_opt_out_is_refused_under_github_actions(tmp_path: Path) -> None:
-    code = ("from agentassay.boundary import redact; import sys; "
+    code = ("from agentassay._boundary import redact; import sys; "
             "print(redact('t ghp_' + 'a1' * 18), file=sys.stdout)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                           env={**_env(AGENTASSAY_REDACT="0", GITHUB_ACTIONS="true"), "PYTHONPATH": str(ROOT)})
@@ -180,7 +180,7 @@ PATTERN_CASES = [
 
 @pytest.mark.parametrize(("case", "text", "kind"), PATTERN_CASES, ids=[c[0] for c in PATTERN_CASES])
 def test_each_token_format_is_redacted(case: str, text: str, kind: str) -> None:
-    from agentassay.boundary import Redactor
+    from agentassay._boundary import Redactor
 
     out = Redactor({})(text)
     assert f"[redacted: {kind}]" in out, (case, out)
@@ -196,13 +196,13 @@ def test_each_token_format_is_redacted(case: str, text: str, kind: str) -> None:
     "The key is in the drawer", "eyJ only", "sha 3f786850e387550fdab836ed7e6dc881de23001b",
 ])
 def test_ordinary_text_is_left_alone(text: str) -> None:
-    from agentassay.boundary import Redactor
+    from agentassay._boundary import Redactor
 
     assert Redactor({})(text) == text
 
 
 def test_secret_env_rule() -> None:
-    from agentassay.boundary import secret_env
+    from agentassay._boundary import secret_env
 
     env = {"OPENAI_API_KEY": "abcdefgh12", "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1", "PWD": "/home/me/secretproject",
            "GH_TOKEN": "short", "DB_PASSWORD": "correct horse battery", "FEATURE_KEY": "true",
@@ -281,8 +281,8 @@ def test_an_otlp_file_with_a_lone_surrogate_escape_is_analysed(tmp_path: Path) -
 
 
 def test_the_store_skips_a_record_it_cannot_write_and_says_so() -> None:
-    from agentassay.features.store import _plugin as plugin
-    from agentassay.plugins import Stash
+    from agentassay._features.store import _plugin as plugin
+    from agentassay._plugins import Stash
 
     class Broken:
         path = Path("t.db")
@@ -326,8 +326,8 @@ def test_a_big_output_is_stored_capped_with_the_cut_noted(tmp_path: Path) -> Non
 
 
 def test_a_trace_of_many_fields_is_bounded_as_a_whole() -> None:
-    from agentassay.boundary import TRACE_LIMIT, stored_json
-    from agentassay.traces import Action, Step, Trace
+    from agentassay._boundary import TRACE_LIMIT, stored_json
+    from agentassay._traces import Action, Step, Trace
 
     trace = Trace(steps=tuple(Step(Action.CALL_TOOL, tool="t", output="y" * 50_000) for _ in range(200)))
     text, _ = stored_json(trace)

@@ -17,8 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from agentassay.features.fingerprints import extract  # noqa: E402
-from agentassay.traces._model import Action  # noqa: E402
+from agentassay._features.fingerprints import extract  # noqa: E402
+from agentassay._traces._model import Action  # noqa: E402
 from benchmarks import token_efficiency as te  # noqa: E402
 
 CASES = ("unchanged", "extra-tool-call")

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agentassay.evaluators import EvalResult, Evaluator, build_evaluator
-from agentassay.spec import Check, Scenario, SpecError, parse_suite
-from agentassay.traces import Action, Step, Trace
+from agentassay._evaluators import EvalResult, Evaluator, build_evaluator
+from agentassay._spec import Check, Scenario, SpecError, parse_suite
+from agentassay._traces import Action, Step, Trace
 
 CHECKS_MODULE = """
 def polite(input, output, trace):

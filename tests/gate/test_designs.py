@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from agentassay import __version__
-from agentassay.gate import sequential_design
-from agentassay.gate._designs import LOOKS, SHIPPED, boundary_key, shipped_designs
-from agentassay.stats._sequential import DESIGN_ALGORITHM, fail_constant, pass_constant
+from agentassay._gate import sequential_design
+from agentassay._gate._designs import LOOKS, SHIPPED, boundary_key, shipped_designs
+from agentassay._stats._sequential import DESIGN_ALGORITHM, fail_constant, pass_constant
 from benchmarks.speed import default_boundaries
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,10 +53,10 @@ def test_keys_name_the_boundary_and_the_algorithm_not_the_release(tmp_path: Path
 
 _FRESH = """
 import json, random, sys
-from agentassay.integrations.adapters import CallableAdapter
-from agentassay.runner import run_suite
-from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite
-from agentassay.stats._sequential import fail_constant, pass_constant
+from agentassay._integrations.adapters import CallableAdapter
+from agentassay._runner import run_suite
+from agentassay._spec import AgentConfig, Check, Scenario, Settings, Suite
+from agentassay._stats._sequential import fail_constant, pass_constant
 
 def agent(text, seed):
     return "ok" if random.Random(seed).random() < 0.9 else "no"

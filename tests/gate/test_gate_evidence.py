@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentassay.gate import GatePlan, ScenarioTest, ScenarioVerdict, decide
-from agentassay.spec import Settings
-from agentassay.stats import Verdict
+from agentassay._gate import GatePlan, ScenarioTest, ScenarioVerdict, decide
+from agentassay._spec import Settings
+from agentassay._stats import Verdict
 
 
 def verdict(v: Verdict, p: float | None = None, alpha: float = 0.05, test: str = "regression") -> ScenarioVerdict:

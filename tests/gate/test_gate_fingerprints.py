@@ -9,17 +9,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agentassay.features.fingerprints import fingerprint_of, fingerprint_test, from_records
-from agentassay.features.fingerprints._gate import SHARE, FingerprintEvidence, FingerprintPlan
-from agentassay.features.fingerprints._gate import plan as fingerprint_plan
-from agentassay.features.fingerprints._settings import FingerprintSettings
-from agentassay.features.warm_start._prior import WarmPrior
-from agentassay.features.warm_start._settings import WarmStartSettings
-from agentassay.gate import BaselineCounts, ScenarioVerdict, decide, monitor_for
-from agentassay.results import TrialOutcome
-from agentassay.spec import Scenario, Settings
-from agentassay.stats import Verdict
-from agentassay.traces import Action, Cost, Step, Trace, TraceStore
+from agentassay._features.fingerprints import fingerprint_of, fingerprint_test, from_records
+from agentassay._features.fingerprints._gate import SHARE, FingerprintEvidence, FingerprintPlan
+from agentassay._features.fingerprints._gate import plan as fingerprint_plan
+from agentassay._features.fingerprints._settings import FingerprintSettings
+from agentassay._features.warm_start._prior import WarmPrior
+from agentassay._features.warm_start._settings import WarmStartSettings
+from agentassay._gate import BaselineCounts, ScenarioVerdict, decide, monitor_for
+from agentassay._results import TrialOutcome
+from agentassay._spec import Scenario, Settings
+from agentassay._stats import Verdict
+from agentassay._traces import Action, Cost, Step, Trace, TraceStore
 
 
 def _trace(calls: int, words: int) -> Trace:

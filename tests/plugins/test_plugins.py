@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.integrations.cli import main
-from agentassay.plugins import Hooks, Plugins, Stash, StashKey, builtin_names, hookimpl, hookspec
-from agentassay.reports import render_pr_comment, render_table
-from agentassay.results import load_results
+from agentassay._integrations.cli import main
+from agentassay._plugins import Hooks, Plugins, Stash, StashKey, builtin_names, hookimpl, hookspec
+from agentassay._reports import render_pr_comment, render_table
+from agentassay._results import load_results
 
 _ids = itertools.count()
 
@@ -41,9 +41,9 @@ scenarios:
 
 # A plugin as a user would write it: the public hook marker, the gate's ready-made test, a report Section.
 PLUGIN = """\
-from agentassay.gate import ScenarioTest
-from agentassay.plugins import hookimpl
-from agentassay.reports import Section
+from agentassay._gate import ScenarioTest
+from agentassay._plugins import hookimpl
+from agentassay._reports import Section
 
 KIND = "length"
 
@@ -91,7 +91,7 @@ def agentassay_report_sections(results, report):
 """
 
 BROKEN = """\
-from agentassay.plugins import hookimpl
+from agentassay._plugins import hookimpl
 
 calls = []
 
@@ -232,15 +232,15 @@ def test_a_plugin_owns_a_suite_key_and_validates_it(
     [
         ("raise ImportError('no module named shiny')\n", ["could not be loaded", "ImportError", "-p no:bad"]),
         (
-            "from agentassay.plugins import hookimpl\n\n@hookimpl\ndef agentassay_trial_finishd(run):\n    pass\n",
+            "from agentassay._plugins import hookimpl\n\n@hookimpl\ndef agentassay_trial_finishd(run):\n    pass\n",
             ["plugin 'bad'", "agentassay_trial_finishd", "unknown hook"],
         ),
         (
-            "from agentassay.plugins import hookimpl\n\n@hookimpl\ndef agentassay_prepare(run, banana):\n    pass\n",
+            "from agentassay._plugins import hookimpl\n\n@hookimpl\ndef agentassay_prepare(run, banana):\n    pass\n",
             ["plugin 'bad'", "banana"],
         ),
         (
-            "from agentassay.plugins import hookimpl\n\n@hookimpl(hookwrapper=True)\ndef agentassay_prepare(run):\n"
+            "from agentassay._plugins import hookimpl\n\n@hookimpl(hookwrapper=True)\ndef agentassay_prepare(run):\n"
             "    yield\n",
             ["plugin 'bad'", "old-style hook wrapper", "wrapper=True"],
         ),
@@ -256,8 +256,8 @@ def test_a_bad_plugin_is_exit_3_naming_it(
 
 
 def test_a_plain_run_loads_only_the_builtins_it_needs() -> None:
-    from agentassay.runner._run import RunOptions, _Probe
-    from agentassay.spec import parse_suite
+    from agentassay._runner._run import RunOptions, _Probe
+    from agentassay._spec import parse_suite
 
     suite = parse_suite(SUITE.format(config=""))
     hooks = Plugins(entry_points=False).for_run(_Probe(suite, RunOptions("tests._support.fixture_agents:always_ok")))
@@ -282,7 +282,7 @@ def test_a_plain_run_loads_only_the_builtins_it_needs() -> None:
 
 # A new-style hook wrapper (pluggy's wrapper=True): it sees every implementation's result and annotates it.
 WRAPPER = """\
-from agentassay.plugins import StashKey, hookimpl
+from agentassay._plugins import StashKey, hookimpl
 
 SEEN = StashKey[list]()
 
@@ -301,7 +301,7 @@ def agentassay_results_sections(run):
 """
 
 BROKEN_WRAPPER = """\
-from agentassay.plugins import hookimpl
+from agentassay._plugins import hookimpl
 
 
 @hookimpl(wrapper=True)
@@ -340,7 +340,7 @@ class _Spec:
 def _hooks(*plugins: object) -> Hooks:
     import pluggy
 
-    from agentassay.plugins import _hookspecs
+    from agentassay._plugins import _hookspecs
 
     pm = pluggy.PluginManager(_hookspecs.PROJECT)
     pm.add_hookspecs(_hookspecs)
@@ -395,7 +395,7 @@ def test_pluggys_order_firstresult_and_the_chained_decision_go_through_the_guard
 
 
 def test_propagate_lets_input_errors_through_the_guard() -> None:
-    from agentassay.spec import SpecError
+    from agentassay._spec import SpecError
 
     class Bad:
         @hookimpl

@@ -7,8 +7,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "agentassay"
-KERNEL = ("spec", "runner", "plugins", "gate", "results", "traces", "reports", "evaluators")
-CORE = ("_errors.py", "_limits.py", "_visible.py", "_config_check.py", "boundary.py")
+KERNEL = ("_spec", "_runner", "_plugins", "_gate", "_results", "_traces", "_reports", "_evaluators")
+CORE = ("_errors.py", "_limits.py", "_visible.py", "_config_check.py", "_boundary.py")
 # Issue 23's acceptance: `grep -rniE "<these>" <kernel folders>` prints nothing.
 FEATURE_WORDS = re.compile(r"fingerprint|proxy|coverage|warm|budget|shard|judge|contract|metamorph|mutat", re.I)
 
@@ -35,7 +35,7 @@ def _packages(folder: Path) -> set[str]:
 def test_architecture_has_one_row_per_package() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `([a-z_]+)` \|", text, flags=re.M)
-    want = sorted(KERNEL) + sorted(_packages(PACKAGE / "features")) + sorted(_packages(PACKAGE / "integrations"))
+    want = sorted(KERNEL) + sorted(_packages(PACKAGE / "_features")) + sorted(_packages(PACKAGE / "_integrations"))
     assert sorted(rows) == sorted(want), f"rows {sorted(set(rows) ^ set(want))} are missing or stale"
     assert len(rows) == len(set(rows)), "a package has two rows"
-    assert _packages(PACKAGE) - {"features", "integrations", "stats"} == set(KERNEL)
+    assert _packages(PACKAGE) - {"_features", "_integrations", "_stats"} == set(KERNEL)

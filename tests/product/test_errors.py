@@ -17,9 +17,9 @@ from agentassay._errors import AgentAssayError, ExitCode
 PACKAGE = Path(agentassay.__file__).parent
 # BaseException on purpose: SIGTERM outside a run must not be caught by ``except Exception`` in user code
 # or ours; it ends the command like Ctrl-C (cli/__init__.py).
-NOT_ERRORS = {"agentassay.integrations.cli._Terminated"}
+NOT_ERRORS = {"agentassay._integrations.cli._Terminated"}
 # Modules that need an optional framework to import (tests skip them when it is absent).
-OPTIONAL = {"agentassay.integrations.adapters._openai_agents"}
+OPTIONAL = {"agentassay._integrations.adapters._openai_agents"}
 
 
 def _modules() -> list[str]:
@@ -57,9 +57,9 @@ def test_every_exception_class_derives_from_the_root() -> None:
 
 
 def test_each_error_says_its_exit_code() -> None:
-    from agentassay.integrations.adapters import AgentLoadError
-    from agentassay.results import ResultsError
-    from agentassay.spec import SpecError
+    from agentassay._integrations.adapters import AgentLoadError
+    from agentassay._results import ResultsError
+    from agentassay._spec import SpecError
 
     assert SpecError("x").exit_code is ExitCode.USAGE and ResultsError("x").exit_code is ExitCode.USAGE
     assert AgentLoadError("x").exit_code is ExitCode.AGENT

@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.integrations.cli import main
-from agentassay.traces import Action, TraceStore
+from agentassay._integrations.cli import main
+from agentassay._traces import Action, TraceStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = str(ROOT / "examples" / "customer_service" / "agentassay.yml")

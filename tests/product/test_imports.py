@@ -21,7 +21,7 @@ import agentassay
 PACKAGE = Path(agentassay.__file__).parent
 LIMIT = 23  # issue 23 asked for <= 50 (it was 265); the CLI loads its command modules lazily (LazyGroup)
 
-CORE_MODULES = {"_errors", "_limits", "_visible", "_config_check", "boundary"}
+CORE_MODULES = {"_errors", "_limits", "_visible", "_config_check", "_boundary"}
 KERNEL = {"spec", "runner", "plugins", "gate", "results", "traces", "reports", "evaluators"}
 
 # The intended layering, lowest first: an edge goes down or stays within its layer. ``api`` is the package's
@@ -127,6 +127,7 @@ def unit(module: str) -> str:
         return "api"
     if parts[0] in CORE_MODULES:
         return "core"
+    parts[0] = parts[0].removeprefix("_")  # every package is private (agentassay/_spec/ ...); units are named bare
     if parts[0] in ("features", "integrations") and len(parts) > 1:
         return f"{parts[0]}.{parts[1]}"
     return parts[0]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agentassay.integrations.cli import main
+from agentassay._integrations.cli import main
 from tests._support import real_model
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]

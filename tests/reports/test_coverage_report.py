@@ -1,4 +1,4 @@
-"""The coverage section of the PR comment (agentassay.features.coverage._report), rendered by the real
+"""The coverage section of the PR comment (agentassay._features.coverage._report), rendered by the real
 cmark-gfm like tests/reports/test_pr_comment.py: the summary line, the gap bullets and their order, the
 Mermaid flowchart (ids, labels, edge styles by index), and that hostile names stay inert.
 
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 cmarkgfm = pytest.importorskip("cmarkgfm")
 
-from agentassay.features.coverage._report import (  # noqa: E402
+from agentassay._features.coverage._report import (  # noqa: E402
     MERMAID_MAX_EDGES,
     MERMAID_MAX_TEXT,
     as_section,
@@ -26,8 +26,8 @@ from agentassay.features.coverage._report import (  # noqa: E402
     mermaid_flowchart,
     mermaid_label,
 )
-from agentassay.reports import render_job_summary, render_pr_comment  # noqa: E402
-from agentassay.stats import Verdict  # noqa: E402
+from agentassay._reports import render_job_summary, render_pr_comment  # noqa: E402
+from agentassay._stats import Verdict  # noqa: E402
 from tests.reports.test_pr_comment import COLUMNS, ZW, Page, results_of, scenario, to_html  # noqa: E402
 
 

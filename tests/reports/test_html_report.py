@@ -19,14 +19,14 @@ from xml.etree import ElementTree
 
 import pytest
 
-from agentassay.features.coverage._report import coverage_svg, html_section
-from agentassay.gate import BaselineCounts, ScenarioVerdict, SuiteDecision
-from agentassay.plugins import Plugins, hookimpl
-from agentassay.reports import HtmlReport, Section, load_traces, render_html
-from agentassay.results import Results, ScenarioResult, TrialOutcome, load_results
-from agentassay.spec import Settings
-from agentassay.stats import SPRT, Verdict, deployment_decision, suite_verdict
-from agentassay.traces import Action, Cost, Step, StoredTrial, Trace, TraceMetadata, TraceStore
+from agentassay._features.coverage._report import coverage_svg, html_section
+from agentassay._gate import BaselineCounts, ScenarioVerdict, SuiteDecision
+from agentassay._plugins import Plugins, hookimpl
+from agentassay._reports import HtmlReport, Section, load_traces, render_html
+from agentassay._results import Results, ScenarioResult, TrialOutcome, load_results
+from agentassay._spec import Settings
+from agentassay._stats import SPRT, Verdict, deployment_decision, suite_verdict
+from agentassay._traces import Action, Cost, Step, StoredTrial, Trace, TraceMetadata, TraceStore
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(1)><a href="javascript:alert(1)">x</a>'
@@ -466,8 +466,8 @@ def test_coverage_section_in_html_is_escaped_and_drawn() -> None:
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """What ``agentassay demo`` records: v1's baseline run to the cap, v2 checked against it, one store."""
     pytest.importorskip("agents")
-    from agentassay.runner import run_suite
-    from agentassay.spec import load_suite
+    from agentassay._runner import run_suite
+    from agentassay._spec import load_suite
 
     work = tmp_path_factory.mktemp("demo")
     with pytest.MonkeyPatch.context() as mp:

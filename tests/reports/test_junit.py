@@ -1,4 +1,4 @@
-"""JUnit XML (agentassay.reports.render_junit): valid against Maven Surefire's published schema, and
+"""JUnit XML (agentassay._reports.render_junit): valid against Maven Surefire's published schema, and
 saying what the results file says.
 
 The schema (surefire-test-report.xsd of Surefire 2.22.3) is not in the repository: .ci/surefire_xsd.sh
@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from agentassay.gate import BaselineCounts, ScenarioVerdict, SuiteDecision
-from agentassay.integrations.cli import main
-from agentassay.reports import render_junit
-from agentassay.results import Results, ScenarioResult, TrialOutcome, load_results
-from agentassay.spec import Settings
-from agentassay.stats import Verdict, deployment_decision, suite_verdict
+from agentassay._gate import BaselineCounts, ScenarioVerdict, SuiteDecision
+from agentassay._integrations.cli import main
+from agentassay._reports import render_junit
+from agentassay._results import Results, ScenarioResult, TrialOutcome, load_results
+from agentassay._spec import Settings
+from agentassay._stats import Verdict, deployment_decision, suite_verdict
 from tests._support.golden_cases import load_golden
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -429,5 +429,5 @@ def test_secrets_are_redacted() -> None:
     text = render_junit(results, secrets=[secret])
     assert secret not in text and "echoed [redacted: secret] back" in text
     assert 'message="FAIL: token [redacted: secret]"' in text
-    # unasked, the token format is redacted all the same (agentassay/boundary.py)
+    # unasked, the token format is redacted all the same (agentassay/_boundary.py)
     assert secret not in render_junit(results) and "[redacted: openai-key]" in render_junit(results)

@@ -19,9 +19,9 @@ import pytest
 cmarkgfm = pytest.importorskip("cmarkgfm")
 from cmarkgfm.cmark import Options  # noqa: E402
 
-from agentassay.features.coverage._report import as_section  # noqa: E402
-from agentassay.gate import BaselineCounts, ScenarioVerdict, SuiteDecision  # noqa: E402
-from agentassay.reports import (  # noqa: E402
+from agentassay._features.coverage._report import as_section  # noqa: E402
+from agentassay._gate import BaselineCounts, ScenarioVerdict, SuiteDecision  # noqa: E402
+from agentassay._reports import (  # noqa: E402
     MARKER,
     escape_markdown,
     escape_markdown_cell,
@@ -29,9 +29,9 @@ from agentassay.reports import (  # noqa: E402
     render_pr_comment,
     secret_values,
 )
-from agentassay.results import Results, ScenarioResult, TrialOutcome, load_results  # noqa: E402
-from agentassay.spec import Settings  # noqa: E402
-from agentassay.stats import Verdict, deployment_decision, suite_verdict  # noqa: E402
+from agentassay._results import Results, ScenarioResult, TrialOutcome, load_results  # noqa: E402
+from agentassay._spec import Settings  # noqa: E402
+from agentassay._stats import Verdict, deployment_decision, suite_verdict  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = str(ROOT / "examples" / "customer_service" / "agentassay.yml")
@@ -156,7 +156,7 @@ def parse_rate(cell: str) -> tuple[int, int]:
 @pytest.fixture(scope="module")
 def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Results]:
     pytest.importorskip("agents")
-    from agentassay.integrations.cli import main
+    from agentassay._integrations.cli import main
 
     tmp = tmp_path_factory.mktemp("example")
     base, v2, store = tmp / "base.json", tmp / "v2.json", str(tmp / "t.db")
@@ -393,7 +393,7 @@ def test_cost_shows_the_saving_and_the_proxy() -> None:
 
 
 def test_templates_refuse_unescaped_values() -> None:
-    from agentassay.reports._markdown import Md, _environment
+    from agentassay._reports._markdown import Md, _environment
 
     env = _environment()
     assert env.from_string("{{ x }} {{ n }}").render(x=Md("ok"), n=3) == "ok 3"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentassay.results import Results
+from agentassay._results import Results
 from tests._support.golden_cases import load_golden
 
 

@@ -6,13 +6,13 @@ from dataclasses import replace
 
 import pytest
 
-from agentassay.gate import BaselineCounts, ThresholdSPRT, replay
-from agentassay.integrations.adapters import CallableAdapter
-from agentassay.results import Results, compare_results
-from agentassay.runner import run_suite, trial_seed
-from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite
-from agentassay.stats import Verdict, sprt
-from agentassay.traces import TraceStore
+from agentassay._gate import BaselineCounts, ThresholdSPRT, replay
+from agentassay._integrations.adapters import CallableAdapter
+from agentassay._results import Results, compare_results
+from agentassay._runner import run_suite, trial_seed
+from agentassay._spec import AgentConfig, Check, Scenario, Settings, Suite
+from agentassay._stats import Verdict, sprt
+from agentassay._traces import TraceStore
 from tests._support import fixture_agents as fa
 
 
@@ -162,9 +162,9 @@ def test_check_of_unchanged_agent_does_not_block(method: str) -> None:
 
 
 def test_sequential_design_cache_round_trip(tmp_path, monkeypatch) -> None:
-    from agentassay.gate import sequential_design
-    from agentassay.gate._designs import LOOKS
-    from agentassay.stats import SequentialDesign
+    from agentassay._gate import sequential_design
+    from agentassay._gate._designs import LOOKS
+    from agentassay._stats import SequentialDesign
 
     monkeypatch.setenv("AGENTASSAY_CACHE_DIR", str(tmp_path))
     fresh = sequential_design(20, 20, 0.04, 0.1)  # not among the designs shipped in the package
@@ -180,14 +180,14 @@ def test_sequential_design_cache_round_trip(tmp_path, monkeypatch) -> None:
 
 
 def test_prices_give_usd_and_fixed_n_gives_savings() -> None:
-    from agentassay.runner._cost import price_usd
-    from agentassay.traces import Cost
+    from agentassay._runner._cost import price_usd
+    from agentassay._traces import Cost
 
     assert price_usd(Cost(1_000_000, 500_000), "m", {"m": {"input": 0.4, "output": 1.6}}) == pytest.approx(1.2)
     assert price_usd(Cost(10, 10), "other", {"m": {"input": 1.0, "output": 1.0}}) is None
     assert price_usd(Cost(1_000_000, 0), "other", {"*": {"input": 2.0, "output": 0.0}}) == 2.0
 
-    from agentassay.traces import Trace, TraceMetadata
+    from agentassay._traces import Trace, TraceMetadata
 
     def priced(text: str) -> Trace:
         return Trace(output="ok", cost=Cost(1000, 500), metadata=TraceMetadata(model="m"))

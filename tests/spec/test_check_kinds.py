@@ -1,14 +1,14 @@
-"""Check kinds are a registry: the kernel's, then those built-in features add (spec/_kinds.py); the kernel
+"""Check kinds are a registry: the kernel's, then those built-in features add (_spec/_kinds.py); the kernel
 names no feature's kind, and a scenario with no checks is fine only when a grading plugin's key covers it."""
 
 from __future__ import annotations
 
 import pytest
 
-from agentassay.runner._identity import code_modules
-from agentassay.spec import CHECK_KINDS, SpecError, parse_suite
-from agentassay.spec._kinds import KERNEL_KINDS, check_kinds, names_code
-from agentassay.spec._settings import graders
+from agentassay._runner._identity import code_modules
+from agentassay._spec import CHECK_KINDS, SpecError, parse_suite
+from agentassay._spec._kinds import KERNEL_KINDS, check_kinds, names_code
+from agentassay._spec._settings import graders
 
 AGENT = "agent: app:run\n"
 
@@ -16,7 +16,7 @@ AGENT = "agent: app:run\n"
 def test_the_judge_kind_is_the_judge_feature_s() -> None:
     assert "judge" not in {k.name for k in KERNEL_KINDS}
     judge = check_kinds()["judge"]
-    assert judge.build == "agentassay.features.judge._check:build" and judge.names_code
+    assert judge.build == "agentassay._features.judge._check:build" and judge.names_code
     assert CHECK_KINDS[-1] == "judge" and CHECK_KINDS[: len(KERNEL_KINDS)] == tuple(k.name for k in KERNEL_KINDS)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.spec import (
+from agentassay._spec import (
     AgentConfig,
     Check,
     ModelConfig,
@@ -714,7 +714,7 @@ def test_relative_baseline_without_a_path_is_kept() -> None:
 
 def test_import_stays_light() -> None:
     code = (
-        "import sys, agentassay.spec, agentassay.evaluators\n"
+        "import sys, agentassay._spec, agentassay._evaluators\n"
         "heavy = {'numpy', 'scipy', 'jsonschema', 'agents'} & {m.split('.')[0] for m in sys.modules}\n"
         "assert not heavy, heavy\n"
     )

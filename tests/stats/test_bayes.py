@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special
 
-from agentassay.stats import Verdict, bayesian_regression, regression_probability
+from agentassay._stats import Verdict, bayesian_regression, regression_probability
 
 RANK = {Verdict.FAIL: 0, Verdict.INCONCLUSIVE: 1, Verdict.PASS: 2}
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agentassay.stats import (
+from agentassay._stats import (
     FidelityResult,
     ProxyAllocation,
     combine_proxy,

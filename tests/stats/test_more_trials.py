@@ -1,6 +1,6 @@
 """Issue 21, item 4: an INCONCLUSIVE regression scenario says how many candidate trials would decide it.
 
-The estimate (agentassay/stats/_more.py) is checked against the real ``regression_verdict``: by
+The estimate (agentassay/_stats/_more.py) is checked against the real ``regression_verdict``: by
 simulation of fresh candidate samples at the planned N (and at 0.7 N), by brute force over every
 outcome at small N, and for the capped case; then end to end: the results file (run, check,
 compare, merge), the terminal table, the PR comment, the HTML report and JUnit.
@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agentassay.features.fingerprints._settings import FingerprintSettings
-from agentassay.features.shards import merge_results
-from agentassay.gate import BaselineCounts, RegressionFixed, SuiteDecision, replay
-from agentassay.integrations.cli import main
-from agentassay.reports import render_html, render_junit, render_pr_comment, render_table
-from agentassay.results import (
+from agentassay._features.fingerprints._settings import FingerprintSettings
+from agentassay._features.shards import merge_results
+from agentassay._gate import BaselineCounts, RegressionFixed, SuiteDecision, replay
+from agentassay._integrations.cli import main
+from agentassay._reports import render_html, render_junit, render_pr_comment, render_table
+from agentassay._results import (
     Results,
     ScenarioResult,
     TrialOutcome,
@@ -32,9 +32,9 @@ from agentassay.results import (
     load_results,
     with_more_trials,
 )
-from agentassay.spec import Settings
-from agentassay.stats import Decision, MoreTrials, Verdict, regression_verdict, trials_to_decide
-from agentassay.stats._more import _regions, decide_probability
+from agentassay._spec import Settings
+from agentassay._stats import Decision, MoreTrials, Verdict, regression_verdict, trials_to_decide
+from agentassay._stats._more import _regions, decide_probability
 
 SIMULATIONS = 4000
 SE = math.sqrt(0.8 * 0.2 / SIMULATIONS)

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from agentassay.stats import Verdict, proportion_ci, threshold_verdict
-from agentassay.stats._onesample import threshold_codes
-from agentassay.stats._verdict import VERDICT_OF_CODE
+from agentassay._stats import Verdict, proportion_ci, threshold_verdict
+from agentassay._stats._onesample import threshold_codes
+from agentassay._stats._verdict import VERDICT_OF_CODE
 
 # Our method name -> scipy's name for the same interval.
 SCIPY_METHOD = {"wilson": "wilson", "wilsoncc": "wilsoncc", "clopper-pearson": "exact"}

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from agentassay.stats import RegressionResult, Verdict, cohens_h, effect_sizes, regression_verdict
-from agentassay.stats._regression import regression_codes
-from agentassay.stats._verdict import CODE_FAIL, CODE_PASS, VERDICT_OF_CODE
+from agentassay._stats import RegressionResult, Verdict, cohens_h, effect_sizes, regression_verdict
+from agentassay._stats._regression import regression_codes
+from agentassay._stats._verdict import CODE_FAIL, CODE_PASS, VERDICT_OF_CODE
 
 RANK = {Verdict.FAIL: 0, Verdict.INCONCLUSIVE: 1, Verdict.PASS: 2}
 

@@ -1,4 +1,4 @@
-"""The fast fixed-n evidence (agentassay/stats/_ni.py) gives the table code's numbers, verdict by verdict.
+"""The fast fixed-n evidence (agentassay/_stats/_ni.py) gives the table code's numbers, verdict by verdict.
 
 The reference is the table implementation as it was (tests/_support/regression_reference.py, kept verbatim):
 the same verdict, the p-value and the non-inferiority p-value within 1e-12, and the drop bound the
@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agentassay.stats import _ni, regression_verdict
-from agentassay.stats._regression import _NEAR, _code, regression_codes
+from agentassay._stats import _ni, regression_verdict
+from agentassay._stats._regression import _NEAR, _code, regression_codes
 from tests._support import regression_reference as ref
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "regression_reference.json"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agentassay.stats import SequentialDesign, SequentialRegression, Verdict, sequential_regression
+from agentassay._stats import SequentialDesign, SequentialRegression, Verdict, sequential_regression
 
 SIZES = (10, 20, 30)
 
@@ -212,8 +212,8 @@ def test_grouped_looks_decide_only_at_looks_and_the_cap(two_levels: SequentialDe
 
 def test_one_look_reads_one_cell_identical_to_the_tables() -> None:
     """The live test computes one cell per look; the calibration used whole tables: same numbers, bit for bit."""
-    from agentassay.stats import _exact
-    from agentassay.stats._ni import exact_statistic
+    from agentassay._stats import _exact
+    from agentassay._stats._ni import exact_statistic
 
     for nb, nc, delta in [(20, 7, 0.1), (300, 200, 0.1), (50, 1, 0.1), (60, 60, 0.2)]:
         z, t = _exact.pooled_z.__wrapped__(nb, nc), _exact.ni_statistic.__wrapped__(nb, nc, delta)

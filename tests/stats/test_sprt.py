@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agentassay.stats import SPRT, SPRTDesign, Verdict, sprt
+from agentassay._stats import SPRT, SPRTDesign, Verdict, sprt
 
 THETA, DELTA, ALPHA, BETA = 0.9, 0.1, 0.05, 0.10
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from agentassay.stats import (
+from agentassay._stats import (
     SPRT,
     SequentialDesign,
     SequentialRegression,

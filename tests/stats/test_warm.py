@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agentassay.stats import SPRT, SPRTDesign, Verdict, warm_start
+from agentassay._stats import SPRT, SPRTDesign, Verdict, warm_start
 
 THETA, DELTA, ALPHA, BETA, CAP = 0.9, 0.1, 0.05, 0.10, 100
 

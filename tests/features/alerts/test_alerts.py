@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from agentassay.features.alerts import Conditions, change_alerts
-from agentassay.features.alerts._settings import AlertsConfig
-from agentassay.results import Results, TrialOutcome, load_results
-from agentassay.spec import SpecError, parse_suite
+from agentassay._features.alerts import Conditions, change_alerts
+from agentassay._features.alerts._settings import AlertsConfig
+from agentassay._results import Results, TrialOutcome, load_results
+from agentassay._spec import SpecError, parse_suite
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = str(ROOT / "examples" / "customer_service" / "agentassay.yml")
@@ -177,7 +177,7 @@ def test_bad_config_names_file_line_and_key(body: str, key: str, words: str, tmp
 
 
 def test_bad_config_exits_3_in_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from agentassay.integrations.cli import main
+    from agentassay._integrations.cli import main
 
     path = tmp_path / "agentassay.yml"
     path.write_text(SUITE_WITH.format(body="      cost_ratio: -2\n"), encoding="utf-8")
@@ -189,9 +189,9 @@ def test_bad_config_exits_3_in_check(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_settings_carry_alerts_only_when_set() -> None:
     from dataclasses import replace
 
-    from agentassay.gate import SuiteDecision
-    from agentassay.spec import Settings
-    from agentassay.stats import Decision, Verdict
+    from agentassay._gate import SuiteDecision
+    from agentassay._spec import Settings
+    from agentassay._stats import Decision, Verdict
 
     r = Results("run", {"name": "s"}, {}, Settings(), (), SuiteDecision(Verdict.PASS, Decision.DEPLOY, {}, "holm"), "id", "", "")
     assert "alerts" not in r.to_dict()["settings"]  # files of suites without the key are as before
@@ -210,7 +210,7 @@ def test_settings_carry_alerts_only_when_set() -> None:
 def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """A baseline of the customer-service example, and a copy whose recorded model is another one."""
     pytest.importorskip("agents")
-    from agentassay.integrations.cli import main
+    from agentassay._integrations.cli import main
 
     monkeypatch.chdir(ROOT)
     base = tmp_path / "base.json"
@@ -225,8 +225,8 @@ def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pat
 def test_check_against_another_model_shows_the_alert_everywhere(
     recorded: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentassay.integrations.cli import main
-    from agentassay.reports import render_html, render_pr_comment
+    from agentassay._integrations.cli import main
+    from agentassay._reports import render_html, render_pr_comment
 
     base, other = recorded
     same, cand = tmp_path / "same.json", tmp_path / "cand.json"
@@ -276,7 +276,7 @@ def test_check_against_another_model_shows_the_alert_everywhere(
 
 
 def test_merge_of_shards_gives_the_alerts_of_one_check(recorded: tuple[Path, Path], tmp_path: Path) -> None:
-    from agentassay.integrations.cli import main
+    from agentassay._integrations.cli import main
 
     _, other = recorded
     data = json.loads(other.read_text(encoding="utf-8"))

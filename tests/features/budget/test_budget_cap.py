@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.features.budget._settings import BudgetSettings
-from agentassay.runner import run_suite
-from agentassay.spec import SpecError, load_suite, parse_suite
+from agentassay._features.budget._settings import BudgetSettings
+from agentassay._runner import run_suite
+from agentassay._spec import SpecError, load_suite, parse_suite
 
 ROOT = Path(__file__).resolve().parents[3]
 

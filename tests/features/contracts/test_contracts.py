@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from scipy import stats
 
-from agentassay.features.contracts import (
+from agentassay._features.contracts import (
     EvalError,
     ExprError,
     binomial_pvalue,
@@ -25,10 +25,10 @@ from agentassay.features.contracts import (
     regression,
     suite_contracts,
 )
-from agentassay.features.contracts._model import TraceView
-from agentassay.integrations.cli import main
-from agentassay.spec import SpecError, load_suite, parse_suite
-from agentassay.traces import Action, Cost, Step, Trace, TraceMetadata
+from agentassay._features.contracts._model import TraceView
+from agentassay._integrations.cli import main
+from agentassay._spec import SpecError, load_suite, parse_suite
+from agentassay._traces import Action, Cost, Step, Trace, TraceMetadata
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "customer_service" / "agentassay.contracts.yml"
@@ -428,7 +428,7 @@ def test_oracle_statistics() -> None:
 
 @pytest.mark.parametrize(("kb", "nb", "kc", "nc"), [(95, 100, 24, 39), (30, 30, 30, 30), (20, 40, 10, 30)])
 def test_the_check_time_test_is_regression_verdicts(kb: int, nb: int, kc: int, nc: int) -> None:
-    from agentassay.stats import regression_verdict
+    from agentassay._stats import regression_verdict
 
     r = regression_verdict(kb, nb, kc, nc, alpha=0.0075 / 4, beta=0.1, delta=0.1)
     assert regression(kb, nb, kc, nc, level=0.0075 / 4, beta=0.1, delta=0.1) == (r.pvalue, r.verdict.value)
@@ -501,8 +501,8 @@ def test_v1_records_every_contract_satisfied(flow: dict[str, Any]) -> None:
 
 
 def test_v2_fails_its_contract_with_the_step_quoted(flow: dict[str, Any]) -> None:
-    from agentassay.reports import render_pr_comment, render_table
-    from agentassay.results import load_results
+    from agentassay._reports import render_pr_comment, render_table
+    from agentassay._results import load_results
 
     assert flow["codes"]["v2"] == 1
     v2 = data(flow, "v2")
@@ -553,7 +553,7 @@ def test_compare_reproduces_the_contract_verdicts(flow: dict[str, Any]) -> None:
 
 def test_stored_traces_give_the_live_counts(flow: dict[str, Any]) -> None:
     """Acceptance 1: contracts evaluated on the run's stored traces, no agent call, give identical counts."""
-    from agentassay.traces import TraceStore
+    from agentassay._traces import TraceStore
 
     suite = load_suite(flow["suite"])
     for k in ("base", "v2"):
@@ -653,8 +653,8 @@ def test_bad_input_is_exit_3_naming_the_key(
 
 
 def test_run_reserves_the_share_and_the_level_math() -> None:
-    from agentassay.features.contracts._plugin import SHARE, level_of
-    from agentassay.spec import Settings
+    from agentassay._features.contracts._plugin import SHARE, level_of
+    from agentassay._spec import Settings
 
     assert SHARE == 0.15 and 0.5 + 0.2 + SHARE < 1  # fingerprints, metamorphic relations, contracts
     assert level_of(Settings(alpha=0.05), 4) == pytest.approx(0.05 * 0.15 / 4)
@@ -693,10 +693,10 @@ def test_evidence_is_rederived_from_the_counts_alone() -> None:
     """compare against another baseline: the statistics a file holds are ignored, only its counts are read."""
     from types import SimpleNamespace
 
-    from agentassay.features.contracts import Tally, record
-    from agentassay.features.contracts import _plugin as plugin
-    from agentassay.gate import Candidate, GatePlan
-    from agentassay.spec import Settings
+    from agentassay._features.contracts import Tally, record
+    from agentassay._features.contracts import _plugin as plugin
+    from agentassay._gate import Candidate, GatePlan
+    from agentassay._spec import Settings
 
     (c,) = contracts_of(suite_text("  - max_steps: 8\n"))
     tally = Tally()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentassay.features.coverage import (
+from agentassay._features.coverage import (
     COVERAGE_SCHEMA,
     DIMENSIONS,
     BehaviouralCoverage,
@@ -23,9 +23,9 @@ from agentassay.features.coverage import (
     tool_boundaries,
     weighted_geometric_mean,
 )
-from agentassay.features.coverage._chao1 import chao1_from_frequencies
-from agentassay.integrations.adapters._base import ToolInfo
-from agentassay.traces import Action, Step, StoreError, Trace, TraceMetadata, TraceStore
+from agentassay._features.coverage._chao1 import chao1_from_frequencies
+from agentassay._integrations.adapters._base import ToolInfo
+from agentassay._traces import Action, Step, StoreError, Trace, TraceMetadata, TraceStore
 
 TRIAGE, FAQ, SEAT = "Triage Agent", "FAQ Agent", "Seat Booking Agent"
 FAQ_TOOL = ToolInfo(

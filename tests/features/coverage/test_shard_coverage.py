@@ -10,22 +10,22 @@ from typing import Any
 
 import pytest
 
-from agentassay.features.coverage import (
+from agentassay._features.coverage import (
     behavioural_accumulator,
     behavioural_coverage,
     behavioural_statistics,
     finish_behavioural,
     merge_behavioural_statistics,
 )
-from agentassay.features.coverage._gate import coverage_gate
-from agentassay.features.coverage._plugin import GATE_NOTE
-from agentassay.features.structure._model import RESTRICTED_CALL
-from agentassay.gate import SuiteDecision
-from agentassay.integrations.adapters import ToolInfo
-from agentassay.integrations.cli import main
-from agentassay.results import load_results
-from agentassay.stats import Decision, Verdict
-from agentassay.traces import Action, Step, Trace, TraceMetadata
+from agentassay._features.coverage._gate import coverage_gate
+from agentassay._features.coverage._plugin import GATE_NOTE
+from agentassay._features.structure._model import RESTRICTED_CALL
+from agentassay._gate import SuiteDecision
+from agentassay._integrations.adapters import ToolInfo
+from agentassay._integrations.cli import main
+from agentassay._results import load_results
+from agentassay._stats import Decision, Verdict
+from agentassay._traces import Action, Step, Trace, TraceMetadata
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = str(ROOT / "examples" / "customer_service" / "agentassay.yml")

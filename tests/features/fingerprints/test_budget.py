@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agentassay.features.fingerprints import (
+from agentassay._features.fingerprints import (
     BudgetPlan,
     FingerprintMatrix,
     fingerprint_test,

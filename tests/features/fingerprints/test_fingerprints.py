@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agentassay.features.fingerprints import (
+from agentassay._features.fingerprints import (
     FingerprintMatrix,
     extract,
     extract_pair,
@@ -15,8 +15,8 @@ from agentassay.features.fingerprints import (
     fingerprint_test,
     phrase,
 )
-from agentassay.stats import Verdict
-from agentassay.traces._model import Action, Cost, Step, Trace
+from agentassay._stats import Verdict
+from agentassay._traces._model import Action, Cost, Step, Trace
 
 ALPHA = 0.05
 

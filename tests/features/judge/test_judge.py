@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agentassay.features.judge import (
+from agentassay._features.judge import (
     GradeError,
     Judge,
     JudgeConfig,
@@ -26,12 +26,12 @@ from agentassay.features.judge import (
     judge_configs,
     parse_reply,
 )
-from agentassay.integrations.cli import main
-from agentassay.reports import render_html, render_pr_comment, render_table
-from agentassay.results import load_results
-from agentassay.spec import ModelConfig, load_suite
-from agentassay.spec._model import Extension
-from agentassay.traces import Action, Step, Trace, TraceStore
+from agentassay._integrations.cli import main
+from agentassay._reports import render_html, render_pr_comment, render_table
+from agentassay._results import load_results
+from agentassay._spec import ModelConfig, load_suite
+from agentassay._spec._model import Extension
+from agentassay._traces import Action, Step, Trace, TraceStore
 
 RUBRIC = "The reply tells the customer their new seat number and does not promise a refund."
 SEAT = "I'd like to change my seat to 14C. My confirmation number is ABC123."
@@ -356,7 +356,7 @@ def test_scenario_judge_overrides_the_suite_judge(tmp_path: Path) -> None:
 
 def test_scenario_judge_in_a_run(tmp_path: Path) -> None:
     """A per-scenario judge through run_suite: only that scenario's evaluator is wrapped."""
-    from agentassay.runner import run_suite
+    from agentassay._runner import run_suite
 
     path = tmp_path / "suite.yml"
     path.write_text(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.features.judge import StoreCache
-from agentassay.features.judge._judge import Cached
-from agentassay.traces import TraceStore
+from agentassay._features.judge import StoreCache
+from agentassay._features.judge._judge import Cached
+from agentassay._traces import TraceStore
 
 # The table as AgentAssay wrote it before the generic cache.
 LEGACY = """

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agentassay.features.metamorphic import (
+from agentassay._features.metamorphic import (
     NOISE,
     SHARE,
     Transform,
@@ -18,9 +18,9 @@ from agentassay.features.metamorphic import (
     scenario_test,
     suite_relations,
 )
-from agentassay.integrations.cli import main
-from agentassay.results import compare_results, load_results
-from agentassay.spec import Settings, load_suite
+from agentassay._integrations.cli import main
+from agentassay._results import compare_results, load_results
+from agentassay._spec import Settings, load_suite
 from tests._support import metamorphic_agents
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -291,7 +291,7 @@ def test_each_transformation_does_what_it_says() -> None:
 
 
 def test_noise_and_paraphrases_say_nothing_the_example_workflow_reacts_to() -> None:
-    from agentassay.features.metamorphic import PARAPHRASES
+    from agentassay._features.metamorphic import PARAPHRASES
     from examples.customer_service import _workflow as w
 
     texts = [*NOISE, *(t.format(input="") for slot in PARAPHRASES for t in slot)]
@@ -321,8 +321,8 @@ def test_the_followup_input_is_fixed_when_the_suite_is_read(tmp_path: Path) -> N
 
 
 def test_followups_reuse_the_source_trials_seeds_and_are_stored_apart(tmp_path: Path) -> None:
-    from agentassay.runner import run_suite, trial_seed
-    from agentassay.traces import TraceStore
+    from agentassay._runner import run_suite, trial_seed
+    from agentassay._traces import TraceStore
 
     path = write(
         tmp_path,
@@ -349,7 +349,7 @@ def test_followups_reuse_the_source_trials_seeds_and_are_stored_apart(tmp_path: 
 
 
 def test_a_fragile_agent_violates_in_every_pair_whose_source_passed(tmp_path: Path) -> None:
-    from agentassay.runner import run_suite
+    from agentassay._runner import run_suite
 
     path = write(
         tmp_path,
@@ -374,8 +374,8 @@ def test_a_fragile_agent_violates_in_every_pair_whose_source_passed(tmp_path: Pa
 
 def test_a_replay_runs_only_the_followups_that_were_recorded(tmp_path: Path) -> None:
     """``agentassay analyze`` never calls the agent: follow-ups without a recorded trace are not run."""
-    from agentassay.integrations.adapters import CallableAdapter
-    from agentassay.runner import run_suite, trial_seed
+    from agentassay._integrations.adapters import CallableAdapter
+    from agentassay._runner import run_suite, trial_seed
 
     class Replay(CallableAdapter):
         replay = True
@@ -418,7 +418,7 @@ def _section(**relations: tuple[int, int]) -> dict[str, Any]:
 
 
 def test_evidence_is_the_regression_test_on_non_violating_pairs_bonferroni_within_a_scenario() -> None:
-    from agentassay.stats import regression_verdict
+    from agentassay._stats import regression_verdict
 
     settings = Settings()
     one = scenario_test(_section(a=(30, 1)), _section(a=(30, 14)), settings)
@@ -534,7 +534,7 @@ def test_v2_breaks_the_noise_relation_and_the_check_fails_it(example: dict[str, 
 
 
 def test_the_pr_comment_carries_the_relations_and_the_verdict(example: dict[str, Any]) -> None:
-    from agentassay.reports import render_pr_comment
+    from agentassay._reports import render_pr_comment
 
     comment = render_pr_comment(example["v2"]).replace("\\", "")
     noise = _relations(example["v2"], "seat_change")["noise_robust"]
@@ -551,7 +551,7 @@ def test_the_pr_comment_carries_the_relations_and_the_verdict(example: dict[str,
 
 @pytest.mark.parametrize("fmt", ["terminal", "markdown", "html"])
 def test_every_report_format_gets_the_section(example: dict[str, Any], fmt: str) -> None:
-    from agentassay.reports import ReportContext, collect_sections
+    from agentassay._reports import ReportContext, collect_sections
 
     sections, warnings = collect_sections(example["v2"], ReportContext(format=fmt))
     mine = [s for s in sections if s.key == "metamorphic"]

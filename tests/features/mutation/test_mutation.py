@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.features.mutation import CLASSES, Target, generate, parse_config
-from agentassay.integrations.cli import main
-from agentassay.spec import load_suite, parse_suite
+from agentassay._features.mutation import CLASSES, Target, generate, parse_config
+from agentassay._integrations.cli import main
+from agentassay._spec import load_suite, parse_suite
 
 ROOT = Path(__file__).resolve().parents[3]
 CS = ROOT / "examples" / "customer_service" / "agentassay.yml"
@@ -40,7 +40,7 @@ def in_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def snapshot(agent: object) -> list[tuple[str, str, tuple[str, ...], int]]:
-    from agentassay.integrations.adapters._openai_agents import _reachable
+    from agentassay._integrations.adapters._openai_agents import _reachable
 
     return [(a.name, str(a.instructions), tuple(getattr(t, "description", "") for t in a.tools), len(a.handoffs))
             for a in _reachable(agent)]
@@ -69,8 +69,8 @@ def test_mutate_the_example_kills_tool_removal_and_the_downgrade_and_leaves_the_
     assert section["scores"]["by_class"]["prompt"]["score"] is None  # nothing activated: no score, not 0 or 1
     assert snapshot(v1.triage_agent) == before  # clones only: the user's agents are untouched
     # the report renders the section from the file
-    from agentassay.reports import render_table
-    from agentassay.results import load_results
+    from agentassay._reports import render_table
+    from agentassay._results import load_results
 
     table = render_table(load_results(out))
     assert "Mutation testing:" in table and "KILLED: tool.remove(faq_agent,faq_lookup_tool)" in table
@@ -98,7 +98,7 @@ def test_a_prompt_string_of_a_plain_callable_is_patched_only_while_its_mutant_ru
 
 def test_operators_are_deterministic() -> None:
     pytest.importorskip("agents")
-    from agentassay.integrations.adapters import load_adapter
+    from agentassay._integrations.adapters import load_adapter
 
     suite = load_suite(CS)
     config = parse_config(suite)
@@ -117,9 +117,9 @@ def test_one_registry_and_one_mutant_type_for_the_structural_mutants() -> None:
     """The config's classes are the registry's keys; a ``structure`` mutant is the registry's ``Mutant``
     carrying the very edit ``structural_mutants`` (and so ``mutation_analysis``) makes."""
     pytest.importorskip("agents")
-    from agentassay.features.mutation import OPERATORS, structural_mutants
-    from agentassay.features.structure import extract_manifest
-    from agentassay.integrations.adapters import load_adapter
+    from agentassay._features.mutation import OPERATORS, structural_mutants
+    from agentassay._features.structure import extract_manifest
+    from agentassay._integrations.adapters import load_adapter
 
     assert tuple(OPERATORS) == CLASSES
     suite = load_suite(CS)

@@ -1,4 +1,4 @@
-"""Pooled baselines (`run --full --pool PREVIOUS.json`, plugins/pool.py, runner/_identity.py).
+"""Pooled baselines (`run --full --pool PREVIOUS.json`, plugins/pool.py, _runner/_identity.py).
 
 A new recording pools the previous baseline's trials only when the suite, model, trial settings, agent
 source and versions are all unchanged; its own trials come from a fresh seed stream, so no seed repeats;
@@ -19,9 +19,9 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.integrations.cli import main
-from agentassay.results import Results, load_results
-from agentassay.runner._identity import differences, source_digest
+from agentassay._integrations.cli import main
+from agentassay._results import Results, load_results
+from agentassay._runner._identity import differences, source_digest
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "customer_service"
@@ -231,7 +231,7 @@ def test_a_different_model_never_pools(here: Path) -> None:
 def test_different_versions_never_pool(here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     suite = suite_file(here)
     record(suite, here / "b1.json")
-    monkeypatch.setattr("agentassay.runner._run.__version__", "99.0.0")
+    monkeypatch.setattr("agentassay._runner._run.__version__", "99.0.0")
     record(suite, here / "b2.json", "--pool", str(here / "b1.json"))
     _refused(here / "b2.json", "versions", "the software versions differ", "agentassay", "99.0.0 now")
 
@@ -318,7 +318,7 @@ def test_the_help_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_check_uses_every_pooled_trial_and_reports_show_pooled_traces(here: Path) -> None:
-    from agentassay.reports._files import write_report_files
+    from agentassay._reports._files import write_report_files
 
     suite = suite_file(here)
     store = here / "traces.db"

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.features.proxy._gate import ProxyEvidence, combine
-from agentassay.features.proxy._savings import proxy_trials
-from agentassay.gate import ScenarioVerdict, decide
-from agentassay.results import Results, load_results
-from agentassay.spec import ModelConfig, Settings, SpecError, parse_suite
-from agentassay.stats import Verdict, combine_proxy, regression_verdict
-from agentassay.traces import TraceStore
+from agentassay._features.proxy._gate import ProxyEvidence, combine
+from agentassay._features.proxy._savings import proxy_trials
+from agentassay._gate import ScenarioVerdict, decide
+from agentassay._results import Results, load_results
+from agentassay._spec import ModelConfig, Settings, SpecError, parse_suite
+from agentassay._stats import Verdict, combine_proxy, regression_verdict
+from agentassay._traces import TraceStore
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -75,8 +75,8 @@ def test_bad_proxy_names_the_key(edit: tuple[str, str], key: str, words: str) ->
 
 
 def test_a_proxy_for_a_plain_callable_is_refused_before_any_trial() -> None:
-    from agentassay.integrations.adapters import CallableAdapter
-    from agentassay.runner import run_suite
+    from agentassay._integrations.adapters import CallableAdapter
+    from agentassay._runner import run_suite
 
     calls: list[str] = []
     suite = parse_suite(SUITE.replace("examples.customer_service.v1:triage_agent", "x.y:z"))
@@ -157,7 +157,7 @@ def suite_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_run_records_rho_and_the_proxy_arm_then_check_uses_the_allocation(
     suite_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentassay.integrations.cli import main
+    from agentassay._integrations.cli import main
 
     base, v2, again = tmp_path / "base.json", tmp_path / "v2.json", tmp_path / "again.json"
     store = tmp_path / "t.db"
@@ -204,7 +204,7 @@ def test_run_records_rho_and_the_proxy_arm_then_check_uses_the_allocation(
 def test_a_baseline_without_proxy_trials_runs_the_target_alone(
     suite_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentassay.integrations.cli import main
+    from agentassay._integrations.cli import main
 
     plain = tmp_path / "plain.yml"
     plain.write_text(SUITE.split("  proxy:")[0] + "scenarios:" + SUITE.split("scenarios:")[1])

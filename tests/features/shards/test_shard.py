@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from agentassay.features.shards import merge_results, shard_slice
-from agentassay.integrations.adapters import CallableAdapter
-from agentassay.integrations.cli import main
-from agentassay.results import Results, load_results
-from agentassay.runner import run_suite
-from agentassay.spec import AgentConfig, Check, Scenario, Settings, SpecError, Suite
-from agentassay.stats import Verdict
+from agentassay._features.shards import merge_results, shard_slice
+from agentassay._integrations.adapters import CallableAdapter
+from agentassay._integrations.cli import main
+from agentassay._results import Results, load_results
+from agentassay._runner import run_suite
+from agentassay._spec import AgentConfig, Check, Scenario, Settings, SpecError, Suite
+from agentassay._stats import Verdict
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = str(ROOT / "examples" / "customer_service" / "agentassay.yml")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.traces import Action, Cost, Step, StoreError, Trace, TraceMetadata, TraceStore
+from agentassay._traces import Action, Cost, Step, StoreError, Trace, TraceMetadata, TraceStore
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -68,10 +68,10 @@ def test_sigkill_leaves_a_readable_store_with_every_finished_trial(tmp_path: Pat
         f"""
         import sys
         sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tests')!r}]
-        from agentassay.integrations.adapters import CallableAdapter
-        from agentassay.runner import run_suite
-        from agentassay.spec import AgentConfig, Check, Scenario, Settings, Suite
-        from agentassay.traces import TraceStore
+        from agentassay._integrations.adapters import CallableAdapter
+        from agentassay._runner import run_suite
+        from agentassay._spec import AgentConfig, Check, Scenario, Settings, Suite
+        from agentassay._traces import TraceStore
         from tests._support import fixture_agents as fa
         suite = Suite("k", AgentConfig("tests._support.fixture_agents:slow_ok"),
                       tuple(Scenario(f"s{{i}}", "q", checks=(Check("contains", "ok"),)) for i in range(3)),

@@ -22,16 +22,16 @@ from agents import (
     handoff,
 )
 
-from agentassay.features.structure import AgentNode, Delegation, Manifest, ToolNode
-from agentassay.features.structure._extract import ExtractError, extract_manifest, slug
-from agentassay.features.structure._manifest import (
+from agentassay._features.structure import AgentNode, Delegation, Manifest, ToolNode
+from agentassay._features.structure._extract import ExtractError, extract_manifest, slug
+from agentassay._features.structure._manifest import (
     CLOSED_WORLD_NOTE,
     check_manifest,
     dump_manifest,
     load_manifest,
 )
-from agentassay.integrations.adapters._offline import Behaviour, OfflineModel
-from agentassay.integrations.adapters._resolve import AgentLoadError
+from agentassay._integrations.adapters._offline import Behaviour, OfflineModel
+from agentassay._integrations.adapters._resolve import AgentLoadError
 from tests._support.sdk_examples.financial_research_agent.agents.writer_agent import writer_agent
 from tests._support.sdk_examples.financial_research_agent.manager import FinancialResearchManager
 
@@ -519,7 +519,7 @@ def table_i_counts(m: Manifest) -> tuple[int, int, int, int, int]:
 def test_agentassay_manifest_on_the_sdk_examples_gives_table_i(
     example: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentassay.integrations.cli import main
+    from agentassay._integrations.cli import main
 
     monkeypatch.chdir(ROOT)  # the CLI imports entry points from the working directory
     assert main(["manifest", SDK_EXAMPLES[example], "--json"]) == 0

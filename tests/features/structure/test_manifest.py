@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from agentassay.features.structure import AgentNode, Delegation, Manifest, ToolNode
-from agentassay.features.structure._manifest import (
+from agentassay._features.structure import AgentNode, Delegation, Manifest, ToolNode
+from agentassay._features.structure._manifest import (
     CLOSED_WORLD_NOTE,
     ManifestError,
     check_manifest,

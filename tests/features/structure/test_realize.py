@@ -17,7 +17,7 @@ import yaml
 pytest.importorskip("dspy")
 pytest.importorskip("agents")
 
-from agentassay.features.structure._model import (
+from agentassay._features.structure._model import (
     AgentNode,
     Bundle,
     Delegation,
@@ -25,7 +25,7 @@ from agentassay.features.structure._model import (
     Objective,
     ToolNode,
 )
-from agentassay.features.structure._realize import (
+from agentassay._features.structure._realize import (
     FIRST_ATTEMPT,
     WITHHELD,
     RealizationReport,
@@ -35,10 +35,10 @@ from agentassay.features.structure._realize import (
     realizer_inputs,
     realizer_lm,
 )
-from agentassay.features.structure._scripted import ScriptedEngine, load_script, parse_fields
-from agentassay.integrations.adapters._base import AgentRunError
-from agentassay.integrations.adapters._openai_agents import OpenAIAgentsAdapter, install_trace_router
-from agentassay.traces import Action, Step, Trace
+from agentassay._features.structure._scripted import ScriptedEngine, load_script, parse_fields
+from agentassay._integrations.adapters._base import AgentRunError
+from agentassay._integrations.adapters._openai_agents import OpenAIAgentsAdapter, install_trace_router
+from agentassay._traces import Action, Step, Trace
 from examples.customer_service import v1
 from examples.customer_service._workflow import FAQ_AGENT, SEAT_AGENT, TRIAGE_AGENT
 
@@ -124,7 +124,7 @@ SEAT_HANDBACK = q("delegate", "seat_booking_agent", "triage_agent")
 def bundles() -> tuple[Bundle, ...]:
     """Bundles of the 13 objectives: merge_bundles when it exists, else the same merge by hand."""
     try:
-        from agentassay.features.structure._graph import merge_bundles
+        from agentassay._features.structure._graph import merge_bundles
     except ImportError:
         return (
             Bundle(USE[0], (REACH[1],)),
@@ -341,7 +341,7 @@ def test_leaking_candidate_is_rejected_without_being_run(full) -> None:
 
 
 def test_scenarios_are_valid_suite_scenarios(full) -> None:
-    from agentassay.spec import parse_suite
+    from agentassay._spec import parse_suite
 
     report, _, _ = full
     scenarios = report.scenarios()
@@ -376,8 +376,8 @@ def test_scenarios_are_valid_suite_scenarios(full) -> None:
 
 def test_realized_scenarios_pass_their_own_properties(full) -> None:
     """The emitted properties hold on the very trace that realized each scenario."""
-    from agentassay.evaluators import build_evaluator
-    from agentassay.spec import parse_suite
+    from agentassay._evaluators import build_evaluator
+    from agentassay._spec import parse_suite
 
     report, _, _ = full
     doc = {"agent": "examples.customer_service.v1:triage_agent", "scenarios": report.scenarios()}
@@ -406,7 +406,7 @@ def test_forbidden_identifiers_and_leaks() -> None:
 
 
 def test_signature_inputs_come_from_the_manifest() -> None:
-    from agentassay.features.structure import _realize
+    from agentassay._features.structure import _realize
 
     use = realizer_inputs(MANIFEST, USE[1])
     assert use["objective"] == "UseTool(seat_booking_agent, update_seat)"
@@ -564,7 +564,7 @@ def test_real_lm_config_needs_its_api_key(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_importing_realize_does_not_import_dspy() -> None:
     code = (
-        "import sys, agentassay.features.structure._realize as r, agentassay.features.structure._scripted;"
+        "import sys, agentassay._features.structure._realize as r, agentassay._features.structure._scripted;"
         "assert 'dspy' not in sys.modules, 'dspy imported eagerly';"
         "r.RealizeReach; assert 'dspy' in sys.modules"
     )

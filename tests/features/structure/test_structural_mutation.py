@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 from agents import Agent, RunContextWrapper, function_tool, handoff
 
-from agentassay.features.mutation._analysis import MUTATION_SCHEMA, mutation_analysis
-from agentassay.features.mutation._structural import (
+from agentassay._features.mutation._analysis import MUTATION_SCHEMA, mutation_analysis
+from agentassay._features.mutation._structural import (
     StructuralMutant,
     _agent_map,
     apply_to_agents,
     apply_to_manifest,
     structural_mutants,
 )
-from agentassay.features.structure._graph import obligations
-from agentassay.features.structure._model import (
+from agentassay._features.structure._graph import obligations
+from agentassay._features.structure._model import (
     RESTRICTED_CALL,
     AgentNode,
     Delegation,
@@ -28,13 +28,13 @@ from agentassay.features.structure._model import (
     ToolNode,
     parse_objective,
 )
-from agentassay.integrations.adapters._openai_agents import (
+from agentassay._integrations.adapters._openai_agents import (
     OpenAIAgentsAdapter,
     _agent_tool_target,
     _handoff_target,
     _reachable,
 )
-from agentassay.traces import Action, Step, Trace
+from agentassay._traces import Action, Step, Trace
 from tests._support.cs_manifest import customer_service
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -467,8 +467,8 @@ def test_the_generated_suite_detects_every_mutant_the_offline_model_can_show() -
     have, so giving it one changes nothing observable (a real model may differ)."""
     import yaml
 
-    from agentassay.features.structure import extract_manifest
-    from agentassay.integrations.adapters import AgentRunError
+    from agentassay._features.structure import extract_manifest
+    from agentassay._integrations.adapters import AgentRunError
 
     m = extract_manifest(v1.triage_agent, system="customer_service")
     doc = yaml.safe_load((ROOT / "examples" / "customer_service" / "agentassay.structural.yml").read_text())

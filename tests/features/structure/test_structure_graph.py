@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentassay.features.structure._coverage import (
+from agentassay._features.structure._coverage import (
     COVERAGE_SCHEMA,
     StructuralCoverage,
     fast_observer,
     structural_coverage,
 )
-from agentassay.features.structure._graph import merge_bundles, objectives, obligations, reachable
-from agentassay.features.structure._model import (
+from agentassay._features.structure._graph import merge_bundles, objectives, obligations, reachable
+from agentassay._features.structure._model import (
     RESTRICTED_CALL,
     TOOL_NOT_FOUND,
     AgentNode,
@@ -26,7 +26,7 @@ from agentassay.features.structure._model import (
     ToolNode,
     observe,
 )
-from agentassay.traces import Action, Step, Trace, TraceMetadata
+from agentassay._traces import Action, Step, Trace, TraceMetadata
 from tests._support.cs_manifest import FAQ, SEAT, TRIAGE, customer_service
 
 

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.integrations.cli import main
+from agentassay._integrations.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "customer_service"

@@ -47,11 +47,11 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.evaluators import build_evaluator
-from agentassay.integrations.adapters import load_adapter
-from agentassay.integrations.adapters._offline import OfflineModel, _read_conversation
-from agentassay.runner import Engine, ScenarioState, trial_seed
-from agentassay.spec import load_suite
+from agentassay._evaluators import build_evaluator
+from agentassay._integrations.adapters import load_adapter
+from agentassay._integrations.adapters._offline import OfflineModel, _read_conversation
+from agentassay._runner import Engine, ScenarioState, trial_seed
+from agentassay._spec import load_suite
 
 SUITE = Path(__file__).resolve().parents[3] / "examples" / "customer_service" / "agentassay.yml"
 N = 5000  # consecutive trial indices per scenario and role

@@ -15,14 +15,14 @@ from agents import Agent, ModelSettings, RunConfig, Runner, function_tool
 from agents.models.interface import ModelTracing
 from pydantic import BaseModel
 
-from agentassay.integrations.adapters._offline import (
+from agentassay._integrations.adapters._offline import (
     DEFAULT_MAX_HANDOFFS,
     NO_BEHAVIOUR_TEXT,
     Behaviour,
     OfflineModel,
     load_behaviour,
 )
-from agentassay.integrations.adapters._openai_agents import install_trace_router
+from agentassay._integrations.adapters._openai_agents import install_trace_router
 
 
 @pytest.fixture(autouse=True, scope="module")

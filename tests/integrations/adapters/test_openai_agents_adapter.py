@@ -22,16 +22,16 @@ from agents.models.interface import Model
 from agents.usage import Usage
 from openai.types.responses import ResponseOutputMessage, ResponseOutputText
 
-from agentassay.integrations.adapters._base import AgentRunError
-from agentassay.integrations.adapters._offline import NO_BEHAVIOUR_TEXT
-from agentassay.integrations.adapters._openai_agents import (
+from agentassay._integrations.adapters._base import AgentRunError
+from agentassay._integrations.adapters._offline import NO_BEHAVIOUR_TEXT
+from agentassay._integrations.adapters._openai_agents import (
     OpenAIAgentsAdapter,
     _installed_processors,
     install_trace_router,
     is_transient_error,
 )
-from agentassay.spec._model import ModelConfig
-from agentassay.traces import Action, Trace
+from agentassay._spec._model import ModelConfig
+from agentassay._traces import Action, Trace
 
 ROOT = Path(__file__).resolve().parents[3]
 if str(ROOT) not in sys.path:
@@ -481,7 +481,7 @@ def test_globally_disabled_tracing_falls_back_to_run_items() -> None:
 
 def test_importing_the_package_does_not_import_the_sdk() -> None:
     code = (
-        "import sys, agentassay, agentassay.integrations.adapters, agentassay.traces; "
+        "import sys, agentassay, agentassay._integrations.adapters, agentassay._traces; "
         "assert 'agents' not in sys.modules, 'SDK imported'; "
         "import examples.customer_service.v1 as v; "
         "heavy = [m for m in ('numpy', 'scipy', 'yaml', 'litellm') if m in sys.modules]; "
@@ -495,6 +495,6 @@ def test_dataclass_outputs_are_plain_data() -> None:
     class Point:
         x: int
 
-    from agentassay.integrations.adapters._openai_agents import _jsonable
+    from agentassay._integrations.adapters._openai_agents import _jsonable
 
     assert _jsonable({"p": Point(1), "t": (1, "a")}) == {"p": {"x": 1}, "t": [1, "a"]}

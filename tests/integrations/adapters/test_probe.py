@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agentassay.integrations.adapters._openai_agents import OpenAIAgentsAdapter, Probe
-from agentassay.integrations.adapters._probe import FAULT_MARKERS, robustness_witness
-from agentassay.traces import RESTRICTED_CALL, Action
+from agentassay._integrations.adapters._openai_agents import OpenAIAgentsAdapter, Probe
+from agentassay._integrations.adapters._probe import FAULT_MARKERS, robustness_witness
+from agentassay._traces import RESTRICTED_CALL, Action
 from examples.customer_service import v1
 
 RESTRICTED = (

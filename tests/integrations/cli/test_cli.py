@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from agentassay.integrations.cli import main
-from agentassay.stats import regression_verdict, threshold_verdict
+from agentassay._integrations.cli import main
+from agentassay._stats import regression_verdict, threshold_verdict
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -179,7 +179,7 @@ def test_importing_the_cli_does_not_import_scipy() -> None:
         [
             sys.executable,
             "-c",
-            "import agentassay.integrations.cli, sys; assert 'scipy' not in sys.modules, 'scipy imported'",
+            "import agentassay._integrations.cli, sys; assert 'scipy' not in sys.modules, 'scipy imported'",
         ],
         capture_output=True,
         text=True,
@@ -192,7 +192,7 @@ def test_the_lazy_command_table_matches_the_commands() -> None:
     """`agentassay --help` lists commands from COMMANDS without importing them; the table must say what they say."""
     import click
 
-    from agentassay.integrations.cli import COMMANDS, cli
+    from agentassay._integrations.cli import COMMANDS, cli
 
     ctx = click.Context(cli)
     for name, (_module, _attr, short_help) in COMMANDS.items():
@@ -204,8 +204,8 @@ def test_the_lazy_command_table_matches_the_commands() -> None:
 
 def test_help_lists_every_command_without_importing_them() -> None:
     code = (
-        "import sys; from agentassay.integrations.cli import main; main(['--help'])\n"
-        "loaded = [m for m in sys.modules if m.startswith('agentassay.integrations.cli.')]\n"
+        "import sys; from agentassay._integrations.cli import main; main(['--help'])\n"
+        "loaded = [m for m in sys.modules if m.startswith('agentassay._integrations.cli.')]\n"
         "assert not loaded, loaded"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

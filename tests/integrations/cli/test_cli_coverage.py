@@ -13,9 +13,9 @@ import yaml
 pytest.importorskip("agents")
 pytest.importorskip("dspy")
 
-from agentassay.integrations.cli import main
-from agentassay.results import load_results
-from agentassay.spec import load_suite
+from agentassay._integrations.cli import main
+from agentassay._results import load_results
+from agentassay._spec import load_suite
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "customer_service"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.integrations.cli import main
-from agentassay.reports import MARKER
+from agentassay._integrations.cli import main
+from agentassay._reports import MARKER
 
 SUITE = """\
 name: report-suite

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentassay.integrations.cli import main
+from agentassay._integrations.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -132,7 +132,7 @@ def test_help_is_fast_and_imports_nothing_heavy() -> None:
     code = textwrap.dedent(
         """
         import sys
-        from agentassay.integrations.cli import main
+        from agentassay._integrations.cli import main
         try:
             main(["--help"])
         except SystemExit:

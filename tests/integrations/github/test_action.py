@@ -16,16 +16,16 @@ from typing import Any
 
 import pytest
 
-from agentassay.integrations.github import (
+from agentassay._integrations.github import (
     GitHubError,
     connect,
     set_status,
     unpack,
     upsert_comment,
 )
-from agentassay.integrations.github._artifacts import MAX_UNPACKED_BYTES, BaselineError
-from agentassay.reports import MARKER
-from agentassay.results import load_results
+from agentassay._integrations.github._artifacts import MAX_UNPACKED_BYTES, BaselineError
+from agentassay._reports import MARKER
+from agentassay._results import load_results
 from tests._support.fakegithub import FakeGitHub
 from tests._support.github import FAST, PR, READ_TOKEN, REPO, REPO_ID, SUITE, TOKEN, USER_TOKEN, Workspace
 

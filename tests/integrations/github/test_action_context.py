@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agentassay.integrations.github import ActionContext, ActionInputError, Inputs
-from agentassay.integrations.github._action import _escape_command
-from agentassay.integrations.github._client import ClientSettings, retry_policy
+from agentassay._integrations.github import ActionContext, ActionInputError, Inputs
+from agentassay._integrations.github._action import _escape_command
+from agentassay._integrations.github._client import ClientSettings, retry_policy
 
 
 def _pr_event(*, fork: bool = False) -> dict[str, Any]:
@@ -103,14 +103,14 @@ def test_retry_waits_are_capped_by_the_settings() -> None:
 
 
 def test_pygithub_is_imported_only_when_a_client_is_made() -> None:
-    """``agentassay --help`` and ``import agentassay.integrations.github`` stay fast: PyGithub loads in ``connect``."""
+    """``agentassay --help`` and ``import agentassay._integrations.github`` stay fast: PyGithub loads in ``connect``."""
     code = (
-        "import sys, contextlib, agentassay.integrations.github\n"
-        "from agentassay.integrations.cli import main\n"
+        "import sys, contextlib, agentassay._integrations.github\n"
+        "from agentassay._integrations.cli import main\n"
         "sys.argv = ['agentassay', '--help']\n"
         "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(None): main()\n"
         "assert 'github' not in sys.modules, 'PyGithub imported'\n"
-        "agentassay.integrations.github.connect('https://ghe.example.com/api/v3', 't')\n"
+        "agentassay._integrations.github.connect('https://ghe.example.com/api/v3', 't')\n"
         "assert 'github' in sys.modules\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agentassay.integrations.importers import (
+from agentassay._integrations.importers import (
     FORMATS,
     ImportedTrace,
     ImportStats,
@@ -26,9 +26,9 @@ from agentassay.integrations.importers import (
     detect_format,
     import_traces,
 )
-from agentassay.integrations.importers._json import JsonScanner
-from agentassay.runner import trial_seed
-from agentassay.traces import Action, Cost, Step, Trace, TraceMetadata, TraceStore
+from agentassay._integrations.importers._json import JsonScanner
+from agentassay._runner import trial_seed
+from agentassay._traces import Action, Cost, Step, Trace, TraceMetadata, TraceStore
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "traces"
@@ -117,8 +117,8 @@ agents = pytest.importorskip("agents")
 from agents import set_trace_processors  # noqa: E402
 from agents.tracing import TracingProcessor  # noqa: E402
 
-from agentassay.integrations.adapters._base import AgentRunError  # noqa: E402
-from agentassay.integrations.adapters._openai_agents import (  # noqa: E402
+from agentassay._integrations.adapters._base import AgentRunError  # noqa: E402
+from agentassay._integrations.adapters._openai_agents import (  # noqa: E402
     OpenAIAgentsAdapter,
     _installed_processors,
     install_trace_router,

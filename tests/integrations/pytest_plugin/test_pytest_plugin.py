@@ -235,8 +235,8 @@ def test_a_suite_collected_as_items_gives_the_verdicts_of_agentassay_run() -> No
     done = pytest_run(ROOT, "--agentassay-suite", suite, suite, "-v", "--junitxml", os.devnull)
     assert done.returncode == 0, done.stdout[-3000:]
     assert "collected 4 items" in done.stdout
-    from agentassay.runner import run_suite
-    from agentassay.spec import load_suite
+    from agentassay._runner import run_suite
+    from agentassay._spec import load_suite
 
     cwd = os.getcwd()
     os.chdir(ROOT)
@@ -252,9 +252,9 @@ def test_a_suite_collected_as_items_gives_the_verdicts_of_agentassay_run() -> No
 def test_installed_but_unused_it_imports_nothing_heavy() -> None:
     code = textwrap.dedent('''\
         import sys
-        import agentassay.integrations.pytest_plugin
-        print([m for m in ("numpy", "scipy", "agents", "openai", "agentassay.stats", "agentassay.runner",
-                           "agentassay.gate", "yaml") if m in sys.modules])
+        import agentassay._integrations.pytest_plugin
+        print([m for m in ("numpy", "scipy", "agents", "openai", "agentassay._stats", "agentassay._runner",
+                           "agentassay._gate", "yaml") if m in sys.modules])
         ''')
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

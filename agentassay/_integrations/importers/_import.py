@@ -1,0 +1,126 @@
+"""``import_traces``: stream a file's spans into a staging table, then build one trace at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..._boundary import clean_trace, redactor, scrub
+from . import _otlp, _sdk
+from ._build import build
+from ._detect import detect_format
+from ._json import JsonScanner
+from ._model import FORMATS, ImportedTrace, ImportStats, TraceImportError
+from ._staging import Staging
+from ._store import read_store, results_error
+
+_FAMILY = {
+    "otlp-json": "otlp",
+    "openinference": "otlp",  # the same container; the attribute vocabulary is read per span either way
+    "jsonl-spans": "spans",
+    "agents-sdk": "sdk",
+    "agentassay-store": "store",
+    "agentassay-results": "results",
+}
+_READERS: dict[str, Callable[[JsonScanner, Staging, ImportStats], None]] = {
+    "otlp": _otlp.read_documents,
+    "spans": _otlp.read_spans,
+    "sdk": _sdk.read,
+}
+NO_CONTENT = "no agent, tool or model span in its trace"
+TOO_DEEP_FIX = (
+    "Telemetry nests a few levels; export the traces again without the offending attribute (or drop that "
+    "span), see docs/trace-first.md, \"Limits\""
+)
+
+
+def import_traces(
+    path: str | Path, *, format: str | None = None, stats: ImportStats | None = None
+) -> Iterator[ImportedTrace]:
+    """The traces recorded in ``path``, one :class:`ImportedTrace` per trace id, in order of first appearance.
+
+    ``format`` (default: :func:`detect_format`) must agree with the file; ``stats``, if given, is
+    filled in as the import runs. The file is read once, streamed; memory is bounded by the largest
+    trace. Raises :class:`TraceImportError` for an unreadable file or the wrong format (at the
+    call for what the file's head shows, while iterating for what comes later).
+    """
+    p = Path(path)
+    detected = detect_format(p)
+    fmt = detected if format is None else format
+    if fmt not in FORMATS:
+        raise TraceImportError(f"{p}: unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    if _FAMILY[fmt] != _FAMILY[detected]:
+        raise TraceImportError(f"{p}: not {fmt}: the file looks like {detected}")
+    if fmt == "agentassay-results":
+        raise results_error(p)
+    counts = stats if stats is not None else ImportStats()
+    if fmt == "agentassay-store":
+        return _cleaned(read_store(p, counts))
+    return _cleaned(_imported(p, fmt, counts))
+
+
+def _cleaned(items: Iterator[ImportedTrace]) -> Iterator[ImportedTrace]:
+    """Each imported trace through the boundary (agentassay/_boundary.py), as a live trial's is: every string
+    repaired (a ``\\ud83d`` escape in the file is a lone surrogate once parsed) and redacted."""
+
+    red = redactor()
+    for item in items:
+        yield ImportedTrace(
+            trace_id=scrub(item.trace_id, red),
+            trace=clean_trace(item.trace, red),
+            input=None if item.input is None else scrub(item.input, red),
+            attributes=scrub(item.attributes, red),
+        )
+
+
+def _imported(path: Path, fmt: str, stats: ImportStats) -> Iterator[ImportedTrace]:
+    staging = Staging()
+    try:
+        try:
+            with path.open(encoding="utf-8-sig", newline="") as fp:
+                scanner = JsonScanner(fp, str(path))
+                _READERS[_FAMILY[fmt]](scanner, staging, stats)
+        except OSError as exc:
+            raise TraceImportError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        except _otlp.ValueTooDeep as exc:
+            raise scanner.error(f"{exc}. {TOO_DEEP_FIX}") from None
+        except RecursionError:  # the safety net under the explicit bounds: never a traceback
+            raise scanner.error(f"nested too deep to read. {TOO_DEEP_FIX}") from None
+        for trace_id, rows in staging.traces():
+            try:
+                item = _one(trace_id, rows, fmt, staging, stats)
+            except RecursionError:
+                raise TraceImportError(f"{path}: trace {trace_id!r}: nested too deep to read. {TOO_DEEP_FIX}") from None
+            if item is not None:
+                stats.traces += 1
+                yield item
+    finally:
+        staging.close()
+
+
+def _one(
+    trace_id: str, rows: list[tuple[int, int, dict[str, Any]]], fmt: str, staging: Staging, stats: ImportStats
+) -> ImportedTrace | None:
+    before = stats.skipped
+    record: dict[str, Any] = {}
+    if fmt == "agents-sdk":
+        nodes, record = _sdk.nodes(rows, stats)
+    else:
+        nodes = _otlp.nodes(rows, stats, openinference=fmt == "openinference")
+    if not nodes:
+        return None  # an SDK trace object without spans
+    built = build(nodes, trace_id=trace_id, source=fmt)
+    for reason, n in built.dropped.items():
+        stats.skip(reason, n)
+    if built.trace is None:
+        stats.skip(NO_CONTENT, max(0, len(nodes) - (stats.skipped - before)))
+        return None
+    if fmt == "agents-sdk":
+        attributes = _sdk.attributes(record, built.root)
+    else:
+        root = built.root
+        attributes = dict(root.attrs) if root is not None else {}
+        for key, value in staging.resource(root.resource if root is not None else None).items():
+            attributes.setdefault(key, value)
+    return ImportedTrace(trace_id=trace_id, trace=built.trace, input=built.input, attributes=attributes)

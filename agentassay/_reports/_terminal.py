@@ -1,0 +1,125 @@
+"""Terminal report: the verdict table and the decision, in plain text that also reads well in CI logs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._results import Results, ScenarioResult, more_trials_text
+from .._visible import visible
+from ._sections import ReportContext, Section, collect, extra_cost, warning_lines
+from ._summary import VERDICT_WORD, clip, counts_text, savings_of, scenario_usd
+
+if TYPE_CHECKING:
+    from .._plugins import Plugins
+
+TERMINAL = ReportContext(  # untrusted text is shown with its control characters escaped (_visible.py)
+    "terminal", escape=lambda text, width=None: visible(text) if width is None else clip(visible(text), width)
+)
+
+
+def _rates(s: ScenarioResult) -> str:
+    cand = f"{s.passes}/{s.counted_trials}"
+    if s.baseline is None:
+        return cand
+    return f"{s.baseline.passes}/{s.baseline.trials} -> {cand}"
+
+
+def _usd(s: ScenarioResult) -> str:
+    """Cost, and what a fixed-n design would have cost more (or less), at this run's cost per trial."""
+    cost = scenario_usd(s)
+    if cost is None:
+        return "-"
+    usd, saved = cost
+    if saved is None:
+        return f"{usd:.4f}"
+    return f"{usd:.4f} ({'saved' if saved >= 0 else 'extra'} {abs(saved):.4f})"
+
+
+def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None = None) -> str:
+    """One row per scenario (verdict, pass counts, trials used, tokens), then the plugins' sections
+    (``plugins``: default, the installed ones), the decision and the cost."""
+    got = collect(results, TERMINAL, plugins)
+    sections, warnings = got.sections, got.warnings
+    rows = [
+        (
+            "scenario",
+            "verdict",
+            "baseline -> candidate" if results.kind not in ("run", "analyze") else "passed",
+            "used/run/fixed-n",
+            "tokens",
+            "USD (vs fixed-n)",
+        )
+    ]
+    for s in results.scenarios:
+        cost = s.cost()
+        rows.append(
+            (
+                clip(visible(s.name), 28),
+                VERDICT_WORD[s.verdict.verdict.value],
+                _rates(s),
+                f"{s.verdict.trials_used}/{len(s.trials)}/{s.fixed_n if s.fixed_n is not None else '?'}",
+                f"{cost['input_tokens'] + cost['output_tokens']:,}",
+                _usd(s),
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    warned = warning_lines(sections)  # before the table: what the reader should know before the verdicts
+    lines[:0] = [*warned, ""] if warned else []
+    for s in results.scenarios:
+        facts = [p.fact for p in got.parts.get(s.name, ()) if p.fact is not None]  # the plugins' lines
+        if s.verdict.verdict.value == "pass" and not facts:
+            continue
+        lines.append(f"  {visible(s.name)}: {clip(visible(s.verdict.explanation), 160)}")
+        more = more_trials_text(s, results.settings)
+        if more is not None:
+            lines.append(f"    more trials: {clip(more, 300)}")
+        lines += [f"    {label}: {clip(text, 150)}" for label, text in facts]
+        if s.verdict.verdict.value != "pass":
+            for reason, count in list(s.failure_reasons().items())[:reasons]:
+                lines.append(f"    most common failure ({count}x): {clip(visible(reason), 140)}")
+    for section in (s for s in sections if s.place == "body"):
+        lines.extend(_body(section))
+    d = results.decision
+    total = results.cost()
+    lines.append("")
+    if results.aborted is not None:  # no suite decision was reached: say so, and why (issue 22, defect 11)
+        a = results.aborted
+        why = "the agent could not be run" if a.get("cause") == "agent" else "interrupted"
+        lines.append(
+            f"decision: ABORTED, none reached (exit {a.get('exit_code')}: {why}; scenarios so far: "
+            f"{counts_text(d) or 'none'}); {total['trials']} trials, "
+            f"{total['input_tokens'] + total['output_tokens']:,} tokens"
+        )
+    else:
+        lines.append(
+            f"decision: {d.decision.value.upper()} (suite {d.verdict.value}; {counts_text(d)}); "
+            f"{total['trials']} trials, {total['input_tokens'] + total['output_tokens']:,} tokens"
+        )
+    saved = savings_of(results) if results.aborted is None else None  # a saving against a run that stopped
+    if saved is not None:
+        usd = "" if saved.usd is None else f", about ${saved.usd:.4f}"
+        lines.append(
+            f"against fixed-n designs with the same alpha and beta ({saved.fixed_n_trials} trials): "
+            f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd})"
+        )
+    for section in (s for s in sections if s.place == "cost"):
+        lines.extend(section.paragraphs)
+    if total["usd"] is not None:
+        lines.append(
+            f"cost: ${total['usd']:.4f}{extra_cost(sections, TERMINAL.usd)} at the configured prices"
+        )
+    for note in [*results.notes, *warnings]:
+        lines.append(f"note: {note}")
+    from .._boundary import redactor  # defence: a results file made elsewhere may hold secrets
+
+    # Last, line by line: whatever a section or a plugin added reaches the terminal redacted and escaped.
+    return "\n".join(visible(line) for line in redactor()("\n".join(lines)).split("\n"))
+
+
+def _body(section: Section) -> list[str]:
+    lines = [f"{section.title}:"] if section.title else []
+    lines += [f"  {p}" if section.title else p for p in section.paragraphs]
+    lines += [f"  - {item}" for item in section.items]
+    return lines

@@ -233,6 +233,7 @@ class Run:
             model=model,
             search=self.search,
             root=self.suite.root,
+            framework=agent.framework if entry == agent.entry else None,
         )
         if model.provider == "offline" and getattr(adapter, "_behaviour_source", None) == "<none>":
             # Issue 22, defect 12: every trial would answer a fixed text and FAIL — a configuration error.

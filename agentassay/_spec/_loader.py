@@ -62,7 +62,7 @@ CONFIG_KEYS = (
 )
 PRICE_KEYS = ("input", "output")
 REGRESSION_KEYS = ("baseline", "delta")
-AGENT_KEYS = ("entry", "factory", "version")
+AGENT_KEYS = ("entry", "factory", "version", "framework")
 MODEL_KEYS = ("provider", "name", "behaviour", "base_url", "api_key_env", "temperature")
 SCENARIO_KEYS = ("name", "input", "properties", "evaluator", "threshold", "description", "witness")
 
@@ -500,13 +500,18 @@ class _Parser:
                 version = self.opt_string(
                     m["version"][1], "agent.version", 'a string (quote numbers: "1.10")'
                 )
-            return AgentConfig(entry=entry, factory=factory, version=version)
+            framework = None
+            if "framework" in m:
+                framework = self.opt_string(
+                    m["framework"][1], "agent.framework", "a framework name, e.g. langgraph (docs/frameworks.md)"
+                )
+            return AgentConfig(entry=entry, factory=factory, version=version, framework=framework)
         if isinstance(node, yaml.ScalarNode) and not self.is_null(node):
             return AgentConfig(entry=self.entry(node, "agent"))
         raise self.expected(
             node,
             "agent",
-            "'package.module:attribute' or a mapping with entry, factory, version",
+            "'package.module:attribute' or a mapping with entry, factory, version, framework",
             self.value(node),
         )
 

@@ -36,6 +36,8 @@ class AgentConfig:
     entry: str
     factory: bool = False
     version: str | None = None  # agent version label; default: the git commit of the suite's repo
+    # A callable that runs an agent framework inside: the framework whose instrumentation traces it.
+    framework: str | None = None
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 import agentassay
 
 PACKAGE = Path(agentassay.__file__).parent
-LIMIT = 23  # issue 23 asked for <= 50 (it was 265); the CLI loads its command modules lazily (LazyGroup)
+LIMIT = 24  # issue 23 asked for <= 50 (it was 265); the CLI loads its command modules lazily (LazyGroup)
 
 CORE_MODULES = {"_errors", "_limits", "_visible", "_config_check", "_boundary"}
 KERNEL = {"spec", "runner", "plugins", "gate", "results", "traces", "reports", "evaluators"}

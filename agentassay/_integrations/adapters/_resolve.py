@@ -11,6 +11,7 @@ from typing import Any
 from ..._config_check import closest, did_you_mean
 from ..._errors import AgentAssayError, ExitCode
 from ._base import AgentAdapter
+from ._otel import PROFILES, detect, load_profile
 
 
 class AgentLoadError(AgentAssayError):
@@ -71,13 +72,19 @@ def is_sdk_agent(obj: Any) -> bool:
 
 
 def adapter_for(
-    obj: Any, *, entry: str | None = None, model: Any = None, root: Path | None = None
+    obj: Any,
+    *,
+    entry: str | None = None,
+    model: Any = None,
+    root: Path | None = None,
+    framework: str | None = None,
 ) -> AgentAdapter:
-    """Pick the adapter from the object: an SDK ``Agent`` or a plain callable.
+    """Pick the adapter from the object: an SDK ``Agent``, a framework's agent, or a plain callable.
 
-    ``root`` is the suite's folder: relative paths in the model configuration resolve there.
+    ``root`` is the suite's folder: relative paths in the model configuration resolve there. ``framework``
+    (``agent.framework``) names the framework a callable runs inside, so its spans are captured.
     """
-    if is_sdk_agent(obj):
+    if is_sdk_agent(obj) and framework is None:
         # lazy: only the adapter this entry needs (the Agents SDK is heavy, optional)
         from ._openai_agents import OpenAIAgentsAdapter
 
@@ -86,6 +93,19 @@ def adapter_for(
             return OpenAIAgentsAdapter(obj, model=model, module=module, root=root)
         except ValueError as exc:  # bad provider settings, missing offline behaviour, missing extra
             raise AgentLoadError(f"cannot set up agent '{entry}': {exc}") from exc
+    detected = detect(obj)
+    if framework is not None and framework not in PROFILES:
+        hint = did_you_mean(closest(framework, list(PROFILES)))
+        raise AgentLoadError(
+            f"agent.framework: unknown framework {framework!r} (entry '{entry}'); one of {', '.join(PROFILES)}.{hint}"
+        )
+    if framework is not None or detected is not None:
+        if framework is not None and detected is None and not callable(obj):
+            raise AgentLoadError(
+                f"agent entry '{entry}' is a {type(obj).__name__}: with agent.framework it must be a callable "
+                "taking the scenario input"
+            )
+        return _otel_adapter(obj, framework or detected or "otel", entry=entry, through_callable=detected is None)
     if callable(obj):
         # lazy: only the adapter this entry needs (the Agents SDK is heavy, optional)
         from ._callable import CallableAdapter
@@ -93,8 +113,25 @@ def adapter_for(
         return CallableAdapter(obj, entry=entry)
     raise AgentLoadError(
         f"agent entry '{entry}' is a {type(obj).__name__}, which AgentAssay cannot run; point it at an "
-        "OpenAI Agents SDK Agent or at a callable taking the scenario input"
+        "OpenAI Agents SDK Agent, an agent of a supported framework (docs/frameworks.md) or a callable taking "
+        "the scenario input"
     )
+
+
+def _otel_adapter(obj: Any, name: str, *, entry: str | None, through_callable: bool) -> AgentAdapter:
+    """The OpenTelemetry capture adapter with ``name``'s profile; a missing framework or extra is exit 4."""
+    try:
+        # lazy: OpenTelemetry's SDK and the framework load only when such an agent runs
+        from ._otel._adapter import OTelAdapter
+
+        profile = load_profile(name)
+        return OTelAdapter(obj, profile, entry=entry, through_callable=through_callable)
+    except ImportError as exc:
+        raise AgentLoadError(
+            f"cannot trace the {name} agent '{entry}': {exc}. Install the extra: pip install 'agentassay[{name}]'"
+        ) from exc
+    except AgentAssayError as exc:
+        raise AgentLoadError(f"cannot trace the {name} agent '{entry}': {exc}") from exc
 
 
 def load_adapter(
@@ -104,6 +141,7 @@ def load_adapter(
     model: Any = None,
     search: list[Path] | None = None,
     root: Path | None = None,
+    framework: str | None = None,
 ) -> AgentAdapter:
     """Import the entry point (calling it first when it is a factory) and wrap it in an adapter."""
     obj = import_entry(entry, search=search)
@@ -114,4 +152,4 @@ def load_adapter(
             obj = obj()
         except BaseException as exc:  # SystemExit & co. too: a factory never ends the process
             raise AgentLoadError(f"agent factory '{entry}' raised {type(exc).__name__}: {exc}") from exc
-    return adapter_for(obj, entry=entry, model=model, root=root)
+    return adapter_for(obj, entry=entry, model=model, root=root, framework=framework)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ from ._build import build
 from ._detect import detect_format
 from ._json import JsonScanner
 from ._model import FORMATS, ImportedTrace, ImportStats, TraceImportError
-from ._staging import Staging
+from ._staging import SPAN, Staging, roundtrip
 from ._store import read_store, results_error
 
 _FAMILY = {
@@ -89,7 +89,7 @@ def _imported(path: Path, fmt: str, stats: ImportStats) -> Iterator[ImportedTrac
             raise scanner.error(f"nested too deep to read. {TOO_DEEP_FIX}") from None
         for trace_id, rows in staging.traces():
             try:
-                item = _one(trace_id, rows, fmt, staging, stats)
+                item = _one(trace_id, rows, fmt, staging.resource, stats)
             except RecursionError:
                 raise TraceImportError(f"{path}: trace {trace_id!r}: nested too deep to read. {TOO_DEEP_FIX}") from None
             if item is not None:
@@ -99,8 +99,40 @@ def _imported(path: Path, fmt: str, stats: ImportStats) -> Iterator[ImportedTrac
         staging.close()
 
 
+def import_spans(
+    spans: Iterable[Any], *, resource: dict[str, Any] | None = None, stats: ImportStats | None = None
+) -> list[ImportedTrace]:
+    """The traces of OTLP span objects already in memory (the ``jsonl-spans`` shape), one per trace id.
+
+    The live capture (agentassay/_integrations/frameworks) hands each trial's spans here, so a trial's
+    trace is built by exactly the steps ``agentassay analyze`` applies to the same spans in a file:
+    the same record, the same staging round trip, nodes, build and boundary — with no temporary file.
+    """
+    counts = stats if stats is not None else ImportStats()
+    grouped: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
+    for seq, obj in enumerate(spans):
+        normalised = _otlp.span_record(obj, counts)
+        if normalised is not None:
+            tid, rec = normalised
+            if resource is not None:
+                rec["r"] = 0
+            grouped.setdefault(tid, []).append((seq, SPAN, roundtrip(rec)))
+    attrs = dict(resource or {})
+    out: list[ImportedTrace] = []
+    for trace_id, rows in grouped.items():
+        item = _one(trace_id, rows, "otlp-json", lambda rid: attrs if rid == 0 else {}, counts)
+        if item is not None:
+            counts.traces += 1
+            out.append(item)
+    return list(_cleaned(iter(out)))
+
+
 def _one(
-    trace_id: str, rows: list[tuple[int, int, dict[str, Any]]], fmt: str, staging: Staging, stats: ImportStats
+    trace_id: str,
+    rows: list[tuple[int, int, dict[str, Any]]],
+    fmt: str,
+    resource: Callable[[int | None], dict[str, Any]],
+    stats: ImportStats,
 ) -> ImportedTrace | None:
     before = stats.skipped
     record: dict[str, Any] = {}
@@ -121,6 +153,6 @@ def _one(
     else:
         root = built.root
         attributes = dict(root.attrs) if root is not None else {}
-        for key, value in staging.resource(root.resource if root is not None else None).items():
+        for key, value in resource(root.resource if root is not None else None).items():
             attributes.setdefault(key, value)
     return ImportedTrace(trace_id=trace_id, trace=built.trace, input=built.input, attributes=attributes)

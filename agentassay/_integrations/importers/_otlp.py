@@ -219,18 +219,29 @@ def _span_line(obj: Any, staging: Staging, stats: ImportStats, resources: dict[s
 
 def stage_span(obj: Any, rid: int | None, staging: Staging, stats: ImportStats) -> None:
     """Normalise one OTLP span and stage it under its trace id (or count why not)."""
+    normalised = span_record(obj, stats)
+    if normalised is None:
+        return
+    tid, rec = normalised
+    if rid is not None:
+        rec["r"] = rid
+    staging.add(tid, rec)
+
+
+def span_record(obj: Any, stats: ImportStats) -> tuple[str, dict[str, Any]] | None:
+    """One OTLP span object as ``(trace id, the compact record nodes() reads)``, or None (counted)."""
     stats.spans += 1
     if type(obj) is not dict:
         stats.skip("span is not a JSON object")
-        return
+        return None
     tid = obj.get("traceId")
     sid = obj.get("spanId")
     if not tid or not isinstance(tid, str):
         stats.skip("no traceId")
-        return
+        return None
     if not sid or not isinstance(sid, str):
         stats.skip("no spanId")
-        return
+        return None
     rec: dict[str, Any] = {"i": sid, "n": obj.get("name")}
     parent = obj.get("parentSpanId")
     if parent and isinstance(parent, str):
@@ -254,9 +265,7 @@ def stage_span(obj: Any, rid: int | None, staging: Staging, stats: ImportStats) 
         code = status.get("code")
         if isinstance(code, (int, str)) and code in _STATUS_ERROR:
             rec["x"] = status.get("message") or ""
-    if rid is not None:
-        rec["r"] = rid
-    staging.add(tid, rec)
+    return tid, rec
 
 
 def _int(v: Any) -> int | None:

@@ -25,6 +25,11 @@ _BATCH = 1024
 _DUMPS = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str).encode
 _LOADS = json.loads
 
+
+def roundtrip(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as the staging table gives it back (JSON types, escaped surrogates): for in-memory imports."""
+    return _LOADS(_DUMPS(record))
+
 SPAN = 0
 TRACE_RECORD = 1  # an Agents SDK ``trace`` object: workflow name, group, metadata
 

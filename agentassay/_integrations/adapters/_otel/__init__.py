@@ -1,0 +1,46 @@
+"""Any agent framework through OpenTelemetry: one capture adapter plus a small profile per framework.
+
+The table below is all that is read to recognise a framework's object (by the modules of its classes), so
+an object of no framework costs nothing and no framework is imported until its agent runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ._profile import Profile
+
+#: name -> (the profile's module here, the module prefixes whose classes are that framework's)
+PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "otel": ("._profile", ()),  # a callable that reports OpenTelemetry GenAI / OpenInference spans itself
+}
+
+
+def _owns(prefixes: tuple[str, ...], obj: Any) -> bool:
+    for cls in type(obj).__mro__:
+        module = getattr(cls, "__module__", "") or ""
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return True
+    return False
+
+
+def detect(obj: Any) -> str | None:
+    """The framework whose object this is (its type's modules), or None."""
+    for name, (_, prefixes) in PROFILES.items():
+        if prefixes and _owns(prefixes, obj):
+            return name
+    return None
+
+
+def load_profile(name: str) -> Profile:
+    """The profile called ``name`` (KeyError for an unknown one: callers list :data:`PROFILES`)."""
+    module, _ = PROFILES[name]
+    found = [
+        v for v in vars(importlib.import_module(module, __package__)).values()
+        if isinstance(v, type) and issubclass(v, Profile) and v.name == name
+    ]
+    return found[0]()
+
+
+__all__ = ["PROFILES", "Profile", "detect", "load_profile"]

@@ -6,15 +6,11 @@ that routes seat changes to the seat-booking agent almost always (it is stochast
 
 from __future__ import annotations
 
-from ._workflow import FAQ_AGENT, SEAT_AGENT, base_behaviour, build_triage_agent
+from ._workflow import build_triage_agent
+from .airline import ROUTING_V1, TRIAGE_INSTRUCTIONS_V1, base_behaviour
 
-TRIAGE_INSTRUCTIONS = (
-    "You are a helpful triaging agent. You can use your tools to delegate questions to other "
-    "appropriate agents."
-)
+TRIAGE_INSTRUCTIONS = TRIAGE_INSTRUCTIONS_V1
 
 triage_agent = build_triage_agent(TRIAGE_INSTRUCTIONS)
 
-OFFLINE_BEHAVIOUR = base_behaviour(
-    {f"handoff:{SEAT_AGENT}": 0.985, f"handoff:{FAQ_AGENT}": 0.01, "respond": 0.005}
-)
+OFFLINE_BEHAVIOUR = base_behaviour(ROUTING_V1)

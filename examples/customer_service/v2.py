@@ -7,16 +7,11 @@ agent then answers the generic seat FAQ and no seat is changed); other requests 
 
 from __future__ import annotations
 
-from ._workflow import FAQ_AGENT, SEAT_AGENT, base_behaviour, build_triage_agent
+from ._workflow import build_triage_agent
+from .airline import ROUTING_V2, TRIAGE_INSTRUCTIONS_V2, base_behaviour
 
-TRIAGE_INSTRUCTIONS = (
-    "You are a helpful triaging agent. Answer general questions first: whenever a request mentions "
-    "seats, baggage, wifi or food, let the FAQ agent look it up before anything else. You can use "
-    "your tools to delegate questions to other appropriate agents."
-)
+TRIAGE_INSTRUCTIONS = TRIAGE_INSTRUCTIONS_V2
 
 triage_agent = build_triage_agent(TRIAGE_INSTRUCTIONS)
 
-OFFLINE_BEHAVIOUR = base_behaviour(
-    {f"handoff:{SEAT_AGENT}": 0.62, f"handoff:{FAQ_AGENT}": 0.37, "respond": 0.01}
-)
+OFFLINE_BEHAVIOUR = base_behaviour(ROUTING_V2)

@@ -53,8 +53,8 @@ Over HTTP (requests carry no agent name, and handoffs are ordinary tool calls):
 
 * ``match`` picks the agent a request is for: ``system`` is a regex searched in the request's system and
   developer messages, ``tools`` a list of names that must all be offered. The first agent in table order
-  whose ``match`` holds wins; else the agent whose name occurs in the system text (case-insensitive, the
-  longest name wins); else ``"*"``.
+  whose ``match`` holds wins; else the agent whose name occurs in the system text (as whole words,
+  case-insensitive, the longest name wins); else ``"*"``.
 * ``handoff:NAME`` resolves to an offered tool named ``transfer_to_<name>`` or ``handoff_to_<name>``
   (``<name>`` in snake case: ``Orders Agent`` -> ``orders_agent``) or literally ``NAME``.
 * the top-level ``handoff_tools`` regex (default ``^(transfer_to|handoff_to|delegate)``) names the tools whose
@@ -192,7 +192,11 @@ class Behaviour:
                 continue
             return name
         lowered = system.casefold()
-        named = [name for name in self.agents if name != "*" and name.casefold() in lowered]
+        named = [
+            name
+            for name in self.agents
+            if name != "*" and re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", lowered)
+        ]
         return max(named, key=len) if named else None
 
     def __repr__(self) -> str:

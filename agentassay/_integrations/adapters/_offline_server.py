@@ -448,6 +448,9 @@ class _HTTPServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: every answer carries Content-Length
+    # Headers and body go out as two writes: with Nagle on, the second waits for the client's delayed ACK
+    # (~40 ms a request on Linux; measured 44 ms against 0.05 ms of work).
+    disable_nagle_algorithm = True
     server: _HTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:

@@ -418,14 +418,17 @@ class OfflineServer:
             why = "it carries no traceparent" if trace_id is None else f"no trial has trace id {trace_id}"
             raise _RequestError(409, UNATTRIBUTED.format(why=why), "unattributed_request")
         names = [t.name for t in tools]
-        agent = self.behaviour.resolve_agent(system, names)
+        # A registry that also knows each trial's behaviour table (one server for every agent of a process).
+        lookup = getattr(self.seed_for, "behaviour", None)
+        behaviour = (lookup(trace_id) if lookup is not None else None) or self.behaviour
+        agent = behaviour.resolve_agent(system, names)
         try:
             decision = decide(
-                self.behaviour,
+                behaviour,
                 seed=seed,
                 agent=agent,
                 system=system,
-                conversation=read_conversation(items, (), self.behaviour.handoff_tools),
+                conversation=read_conversation(items, (), behaviour.handoff_tools),
                 tools=tools,
                 tool_choice=tool_choice,
                 output_schema=schema,

@@ -30,9 +30,11 @@ import sys
 import textwrap
 import types
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from ..._errors import AgentAssayError
+from ..._integrations.adapters._otel import detect, load_profile
 from ..._integrations.adapters._resolve import import_entry
 from ._evaluate import ClassScope, Evaluator, Frame, _is_factory, local_assignments
 from ._manifest import DOCS, _article, _derive, check_manifest
@@ -373,6 +375,22 @@ def _is_coordinator_candidate(obj: Any, agent_cls: type) -> bool:
     return not issubclass(cls, agent_cls)
 
 
+def _framework_manifest(
+    obj: Any, framework: str, entry: str | None, system: str | None, derive: bool
+) -> Manifest:
+    """Another framework's agent: its profile reads the graph (``manifest(obj)``); named and checked here."""
+    read = getattr(load_profile(framework), "manifest", None)
+    if read is None:
+        raise ExtractError(
+            f"{f'{entry!r}' if entry else 'the target'} is a {framework} agent, whose manifest cannot be extracted "
+            f"yet; write the manifest by hand (see {DOCS})"
+        )
+    found: Manifest = read(obj)
+    manifest = replace(found, system=system or _default_system(entry, found.system), source=entry)
+    check_manifest(manifest, source=entry or "<extracted>")
+    return _derive(manifest) if derive else manifest
+
+
 def extract_manifest(target: Any, *, system: str | None = None, derive_restrictions: bool = True) -> Manifest:
     """The manifest of an agent workflow, from an entry point ``package.module:attr`` or the object.
 
@@ -383,6 +401,9 @@ def extract_manifest(target: Any, *, system: str | None = None, derive_restricti
     """
     entry = target if isinstance(target, str) else None
     obj = import_entry(target) if entry is not None else target
+    framework = detect(obj)
+    if framework is not None:
+        return _framework_manifest(obj, framework, entry, system, derive_restrictions)
     sdk = _sdk()
     label = f"'{entry}'" if entry else "the target"
 

@@ -500,7 +500,30 @@ class _Handler(BaseHTTPRequestHandler):
         return length
 
     def _body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self._chunked()
         return self.rfile.read(self._length())
+
+    def _chunked(self) -> bytes:
+        """A ``Transfer-Encoding: chunked`` body (some clients stream theirs), held to the same limit."""
+        parts, size = [], 0
+        while True:
+            line = self.rfile.readline(1024)
+            try:
+                length = int(line.split(b";")[0].strip(), 16)
+            except ValueError:
+                self.close_connection = True
+                raise _RequestError(400, "a malformed chunked request body", "invalid_body") from None
+            size += length
+            if size > MAX_BODY:
+                self.close_connection = True
+                raise _RequestError(413, f"the request body exceeds the limit of {MAX_BODY} bytes", "body_too_large")
+            if length == 0:
+                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            parts.append(self.rfile.read(length))
+            self.rfile.readline(1024)  # the CRLF after each chunk
 
     def _discard_body(self) -> None:
         with contextlib.suppress(_RequestError):  # too large or unsized: the connection closes instead

@@ -4,15 +4,19 @@ PydanticAI's multi-agent idiom is *agent delegation*: the triage agent has one t
 ``transfer_to_faq_agent`` / ``transfer_to_seat_booking_agent``, that runs that agent on the request and returns
 its answer (sharing the run's usage); a specialist hands the conversation back with the output tool
 ``transfer_to_triage_agent``, which ends its run. The tools are airline.py's plain functions; the model is
-OpenAI-compatible Chat Completions (``openai-chat:``) from the environment (``OPENAI_BASE_URL``,
-``OPENAI_API_KEY``), resolved when an agent first runs, so importing needs no key.
+OpenAI-compatible Chat Completions from the environment (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``): one model
+(one HTTP client) for all three agents, built at import when a key is set, else named and resolved by PydanticAI
+when an agent runs (so reading the agent graph needs no key).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from pydantic_ai import Agent, RunContext, Tool, ToolOutput
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
 
 from ...customer_service.airline import (
     FAQ_AGENT,
@@ -27,8 +31,7 @@ from ...customer_service.airline import (
     update_seat,
 )
 
-#: ``openai-chat:`` is Chat Completions; PydanticAI's ``openai:`` prefix means the Responses API.
-MODEL = "openai-chat:gpt-4.1-mini"
+MODEL_NAME = "gpt-4.1-mini"
 HAND_BACK = "transfer_to_triage_agent"
 
 
@@ -39,6 +42,16 @@ def transfer_to_triage_agent(reason: str) -> str:
         reason: What the customer still needs.
     """
     return f"Handed back to the triage agent: {reason}"
+
+
+def chat_model(name: str = MODEL_NAME) -> Any:
+    """A Chat Completions model on the environment's endpoint; its ``openai-chat:`` name when no key is set yet.
+
+    (A name is resolved anew at each run, with a new HTTP client; ``openai:`` would mean the Responses API.)
+    """
+    if not os.environ.get("OPENAI_API_KEY"):
+        return f"openai-chat:{name}"
+    return OpenAIChatModel(name, provider=OpenAIProvider())
 
 
 def _specialist(model: Any, name: str, instructions: str, tool: Any) -> Agent[None, str]:
@@ -52,8 +65,10 @@ def _specialist(model: Any, name: str, instructions: str, tool: Any) -> Agent[No
     )
 
 
-def build_triage_agent(triage_instructions: str, model: Any = MODEL) -> Agent[None, str]:
-    """One version's agents; ``model`` is a model name or a PydanticAI ``Model`` (e.g. a seeded FunctionModel)."""
+def build_triage_agent(triage_instructions: str, model: Any = None) -> Agent[None, str]:
+    """One version's agents; ``model`` is a model name or a PydanticAI ``Model`` (e.g. a seeded FunctionModel),
+    by default :func:`chat_model`."""
+    model = chat_model() if model is None else model
     faq_agent = _specialist(model, FAQ_AGENT, FAQ_INSTRUCTIONS, faq_lookup_tool)
     seat_agent = _specialist(model, SEAT_AGENT, SEAT_INSTRUCTIONS, update_seat)
 

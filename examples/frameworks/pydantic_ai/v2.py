@@ -9,5 +9,6 @@ from ._workflow import build_triage_agent, offline_behaviour
 TRIAGE_INSTRUCTIONS = TRIAGE_INSTRUCTIONS_V2
 
 triage_agent = build_triage_agent(TRIAGE_INSTRUCTIONS)
+agent = triage_agent  # every framework's example names its entry `agent` (benchmarks/frameworks.py)
 
 OFFLINE_BEHAVIOUR = offline_behaviour(ROUTING_V2)

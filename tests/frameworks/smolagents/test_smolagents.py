@@ -268,7 +268,7 @@ def test_check_of_v2_against_a_full_v1_baseline_blocks(tmp_path: Path) -> None:
             "check",
             str(SUITE),
             "--agent",
-            "examples.frameworks.smolagents.v2:triage_agent",
+            "examples.frameworks.smolagents.v2:agent",
             "--baseline",
             str(base),
             "-o",

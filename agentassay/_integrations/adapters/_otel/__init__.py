@@ -16,6 +16,7 @@ from ._profile import Profile
 PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "otel": ("._profile", ()),  # a callable that reports OpenTelemetry GenAI / OpenInference spans itself
     "pydantic_ai": ("._pydantic_ai", ("pydantic_ai",)),
+    "smolagents": ("._smolagents", ("smolagents",)),
 }
 
 

@@ -17,6 +17,8 @@ import yaml
 pytest.importorskip("strands")
 
 from strands import Agent, tool
+from strands.models.openai import OpenAIModel
+from strands.telemetry import tracer as strands_tracer
 
 from agentassay._integrations.adapters import AgentAdapter, adapter_for, load_adapter
 from agentassay._integrations.adapters._otel import PROFILES, detect, load_profile
@@ -90,6 +92,16 @@ def test_swarms_and_agents_are_detected_and_traced_by_the_strands_profile() -> N
     assert adapter.name == "otel:strands"
     config = adapter.config()
     assert config["framework"] == "strands" and config["agents"] == [TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT]
+
+
+def test_a_tracer_made_before_the_content_opt_in_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent built before AgentAssay set OTEL_SEMCONV_STABILITY_OPT_IN made Strands' tracer without it."""
+    monkeypatch.delenv("OTEL_SEMCONV_STABILITY_OPT_IN", raising=False)
+    monkeypatch.setattr(strands_tracer, "_tracer_instance", None)
+    Agent(name="early", model=OpenAIModel(model_id="gpt-4.1-mini"), callback_handler=None)
+    assert not strands_tracer.get_tracer().use_latest_genai_conventions
+    load_profile("strands").instrument()
+    assert strands_tracer.get_tracer().use_latest_genai_conventions
 
 
 def test_tools_are_every_agents_tools_without_the_swarms_handoff_tool() -> None:

@@ -15,6 +15,7 @@ from ._profile import Profile
 #: name -> (the profile's module here, the module prefixes whose classes are that framework's)
 PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "otel": ("._profile", ()),  # a callable that reports OpenTelemetry GenAI / OpenInference spans itself
+    "smolagents": ("._smolagents", ("smolagents",)),
     "strands": ("._strands", ("strands",)),  # strands.Agent, strands.multiagent.Swarm
 }
 

@@ -163,6 +163,17 @@ def test_faq_and_a_direct_answer_offline() -> None:
     assert direct.output == OUT_OF_SCOPE
 
 
+def test_a_specialist_hands_back_to_triage() -> None:
+    trace, _ = run_with_spans("How much baggage can I bring? And something else.", seed=2)
+    assert [(s.action, s.agent, s.target) for s in trace.steps] == [
+        (Action.HANDOFF, TRIAGE_AGENT, FAQ_AGENT),
+        (Action.CALL_TOOL, FAQ_AGENT, None),
+        (Action.HANDOFF, FAQ_AGENT, TRIAGE_AGENT),
+        (Action.RESPOND, TRIAGE_AGENT, None),
+    ]
+    assert trace.output.startswith("Thanks for waiting.")
+
+
 def test_a_failing_tool_is_the_calls_error() -> None:
     trace, _ = run_with_spans("Please change my seat, confirmation ABC123.", seed=2)
     call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)

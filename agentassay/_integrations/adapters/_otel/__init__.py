@@ -17,6 +17,7 @@ PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "otel": ("._profile", ()),  # a callable that reports OpenTelemetry GenAI / OpenInference spans itself
     "pydantic_ai": ("._pydantic_ai", ("pydantic_ai",)),
     "smolagents": ("._smolagents", ("smolagents",)),
+    "strands": ("._strands", ("strands",)),  # strands.Agent, strands.multiagent.Swarm
 }
 
 

@@ -227,10 +227,11 @@ class Run:
         """The run's agent entry point driven by ``model`` (a plugin may load the same agent on another model;
         ``key``: where the suite writes that model, for messages)."""
         entry, agent = self.options.entry, self.suite.agent
+        given = model is not self.suite.model or self.suite.model_given  # None: the agent's own model
         adapter = load_adapter(
             entry,
             factory=agent.factory and entry == agent.entry,
-            model=model,
+            model=model if given else None,
             search=self.search,
             root=self.suite.root,
             framework=agent.framework if entry == agent.entry else None,

@@ -479,6 +479,7 @@ class _Parser:
             model=model,
             description=description,
             extensions=dict(self.extensions),
+            model_given="model" in top,
         )
 
     def agent(self, node: yaml.Node) -> AgentConfig:

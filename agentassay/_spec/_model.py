@@ -195,6 +195,8 @@ class Suite:
     path: Path | None = None  # the file it was read from; relative paths resolve against its folder
     # Top-level and config keys that plugins own, by dotted key ("my_plugin", "config.my_plugin").
     extensions: dict[str, Extension] = field(default_factory=dict, compare=False)
+    # Whether the file names a model: without one, an agent of another framework than the SDK keeps its own.
+    model_given: bool = field(default=False, compare=False)
 
     @property
     def root(self) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import traceback
@@ -12,6 +13,7 @@ from ..._config_check import closest, did_you_mean
 from ..._errors import AgentAssayError, ExitCode
 from ._base import AgentAdapter
 from ._otel import PROFILES, detect, load_profile
+from ._otel._offline import behaviour_for, endpoint
 
 
 class AgentLoadError(AgentAssayError):
@@ -78,11 +80,13 @@ def adapter_for(
     model: Any = None,
     root: Path | None = None,
     framework: str | None = None,
+    offline: Any = None,
 ) -> AgentAdapter:
     """Pick the adapter from the object: an SDK ``Agent``, a framework's agent, or a plain callable.
 
     ``root`` is the suite's folder: relative paths in the model configuration resolve there. ``framework``
-    (``agent.framework``) names the framework a callable runs inside, so its spans are captured.
+    (``agent.framework``) names the framework a callable runs inside, so its spans are captured. ``offline``
+    is the offline endpoint entered around the import (``model: {provider: offline}``), for framework agents.
     """
     if is_sdk_agent(obj) and framework is None:
         # lazy: only the adapter this entry needs (the Agents SDK is heavy, optional)
@@ -105,7 +109,10 @@ def adapter_for(
                 f"agent entry '{entry}' is a {type(obj).__name__}: with agent.framework it must be a callable "
                 "taking the scenario input"
             )
-        return _otel_adapter(obj, framework or detected or "otel", entry=entry, through_callable=detected is None)
+        return _otel_adapter(
+            obj, framework or detected or "otel", entry=entry, through_callable=detected is None, model=model,
+            root=root, offline=offline,
+        )
     if callable(obj):
         # lazy: only the adapter this entry needs (the Agents SDK is heavy, optional)
         from ._callable import CallableAdapter
@@ -118,14 +125,28 @@ def adapter_for(
     )
 
 
-def _otel_adapter(obj: Any, name: str, *, entry: str | None, through_callable: bool) -> AgentAdapter:
-    """The OpenTelemetry capture adapter with ``name``'s profile; a missing framework or extra is exit 4."""
+def _otel_adapter(
+    obj: Any, name: str, *, entry: str | None, through_callable: bool, model: Any, root: Path | None, offline: Any
+) -> AgentAdapter:
+    """The OpenTelemetry capture adapter with ``name``'s profile; a missing framework or extra is exit 4.
+
+    With ``model: {provider: offline}`` the framework's own client reaches the offline server (``offline``,
+    entered before the import); with ``model:`` omitted the object runs with the model it was built with."""
     try:
         # lazy: OpenTelemetry's SDK and the framework load only when such an agent runs
         from ._otel._adapter import OTelAdapter
 
         profile = load_profile(name)
-        return OTelAdapter(obj, profile, entry=entry, through_callable=through_callable)
+        behaviour = None
+        if offline is not None:
+            module = sys.modules.get((entry or "").partition(":")[0])
+            behaviour = behaviour_for(getattr(model, "behaviour", None), root, module)
+            offline.keep()
+        return OTelAdapter(
+            obj, profile, entry=entry, through_callable=through_callable, offline=offline, behaviour=behaviour
+        )
+    except ValueError as exc:  # no behaviour table, a bad one
+        raise AgentLoadError(f"cannot set up agent '{entry}': {exc}") from exc
     except ImportError as exc:
         raise AgentLoadError(
             f"cannot trace the {name} agent '{entry}': {exc}. Install the extra: pip install 'agentassay[{name}]'"
@@ -143,13 +164,18 @@ def load_adapter(
     root: Path | None = None,
     framework: str | None = None,
 ) -> AgentAdapter:
-    """Import the entry point (calling it first when it is a factory) and wrap it in an adapter."""
-    obj = import_entry(entry, search=search)
-    if factory:
-        if not callable(obj):
-            raise AgentLoadError(f"agent factory '{entry}' is a {type(obj).__name__}, not a callable")
-        try:
-            obj = obj()
-        except BaseException as exc:  # SystemExit & co. too: a factory never ends the process
-            raise AgentLoadError(f"agent factory '{entry}' raised {type(exc).__name__}: {exc}") from exc
-    return adapter_for(obj, entry=entry, model=model, root=root, framework=framework)
+    """Import the entry point (calling it first when it is a factory) and wrap it in an adapter.
+
+    ``model`` None means the suite names no model: an SDK agent runs offline (the default), another
+    framework's agent with the model it was built with. An offline model is in place before the import."""
+    offline = endpoint() if getattr(model, "provider", None) == "offline" else None
+    with offline.importing() if offline is not None else contextlib.nullcontext():
+        obj = import_entry(entry, search=search)
+        if factory:
+            if not callable(obj):
+                raise AgentLoadError(f"agent factory '{entry}' is a {type(obj).__name__}, not a callable")
+            try:
+                obj = obj()
+            except BaseException as exc:  # SystemExit & co. too: a factory never ends the process
+                raise AgentLoadError(f"agent factory '{entry}' raised {type(exc).__name__}: {exc}") from exc
+        return adapter_for(obj, entry=entry, model=model, root=root, framework=framework, offline=offline)

@@ -35,8 +35,8 @@ def instrument_once(profile: Profile) -> None:
 class OTelAdapter:
     """Trials of a framework's agent (or of a callable that runs one), traced through OpenTelemetry.
 
-    ``trial_seeds``, when given, is told each trial's trace id and seed while it runs (the offline model
-    server reads the trial from a request's ``traceparent``).
+    ``offline`` (the process's offline endpoint, ``model: {provider: offline}``) is told each trial's trace id,
+    seed and ``behaviour`` while it runs: the offline server reads the trial from a request's ``traceparent``.
     """
 
     def __init__(
@@ -46,17 +46,20 @@ class OTelAdapter:
         *,
         entry: str | None = None,
         through_callable: bool = False,
-        trial_seeds: Any = None,
+        offline: Any = None,
+        behaviour: Any = None,
     ) -> None:
         self.obj = obj
         self.profile = profile
         self.entry = entry
         self.name = f"otel:{profile.name}"
         self._callable = through_callable
-        self._seeds = trial_seeds
+        self._offline = offline
+        self._behaviour = behaviour
         self._capture, self._provider = install()
         instrument_once(profile)
-        self._serial = profile.serial
+        # Without traceparent on its requests, the offline server can only tell trials apart one at a time.
+        self._serial = profile.serial or (offline is not None and not offline.traceparent)
         self._serial_lock = asyncio.Lock()
         self.escaped = 0  # spans that ended outside their trial's trace while this adapter's trials ran
 
@@ -72,7 +75,10 @@ class OTelAdapter:
 
     def config(self) -> dict[str, Any]:
         described = {"type": "callable"} if self._callable else self.profile.describe(self.obj)
-        return {"adapter": self.name, "entry": self.entry, "framework": self.profile.name, **described}
+        out = {"adapter": self.name, "entry": self.entry, "framework": self.profile.name, **described}
+        if self._behaviour is not None:
+            out["model"] = {"provider": "offline", "behaviour": self._behaviour.source}
+        return out
 
     # -- one trial ------------------------------------------------------------------------------------
     async def _trial(self, input: str, seed: int) -> Trace:
@@ -97,8 +103,8 @@ class OTelAdapter:
         failure: BaseException | None = None
         try:
             with scope.running():
-                if self._seeds is not None:
-                    self._seeds.register(scope.trace_id, seed)
+                if self._offline is not None:
+                    self._offline.registry.register(scope.trace_id, seed, self._behaviour)
                 try:
                     result = await self._invoke(input)
                 except asyncio.CancelledError:
@@ -106,8 +112,8 @@ class OTelAdapter:
                 except BaseException as exc:  # the agent's failure is the trial's error, never the process's
                     failure = user_exception(exc)
                 finally:
-                    if self._seeds is not None:
-                        self._seeds.unregister(scope.trace_id)
+                    if self._offline is not None:
+                        self._offline.registry.unregister(scope.trace_id)
             self.profile.flush(self.obj)
             collected = scope.collect()
         finally:

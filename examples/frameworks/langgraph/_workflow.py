@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
+from langchain.agents import create_agent
+from langchain.tools import InjectedState
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langchain_openai import ChatOpenAI
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.prebuilt import InjectedState, create_react_agent
 from langgraph.types import Command
 
 from examples.customer_service.airline import (
@@ -61,14 +62,14 @@ def build_graph(triage_instructions: str, model: BaseChatModel | None = None) ->
     seat_tool = tool(update_seat, parse_docstring=True)
     back = transfer_tool(TRIAGE_AGENT, TRIAGE_DESCRIPTION)
     agents = {
-        TRIAGE_AGENT: create_react_agent(
+        TRIAGE_AGENT: create_agent(
             llm,
             [transfer_tool(FAQ_AGENT, FAQ_DESCRIPTION), transfer_tool(SEAT_AGENT, SEAT_DESCRIPTION)],
-            prompt=triage_instructions,
+            system_prompt=triage_instructions,
             name=snake(TRIAGE_AGENT),
         ),
-        FAQ_AGENT: create_react_agent(llm, [faq_tool, back], prompt=FAQ_INSTRUCTIONS, name=snake(FAQ_AGENT)),
-        SEAT_AGENT: create_react_agent(llm, [seat_tool, back], prompt=SEAT_INSTRUCTIONS, name=snake(SEAT_AGENT)),
+        FAQ_AGENT: create_agent(llm, [faq_tool, back], system_prompt=FAQ_INSTRUCTIONS, name=snake(FAQ_AGENT)),
+        SEAT_AGENT: create_agent(llm, [seat_tool, back], system_prompt=SEAT_INSTRUCTIONS, name=snake(SEAT_AGENT)),
     }
     graph = StateGraph(MessagesState)
     graph.add_node(TRIAGE_AGENT, agents[TRIAGE_AGENT], destinations=(FAQ_AGENT, SEAT_AGENT))

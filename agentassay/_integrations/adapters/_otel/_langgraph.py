@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import importlib.util
 import json
 import re
 from collections.abc import Mapping
@@ -49,20 +50,14 @@ class LangGraphProfile(Profile):
         from openinference.instrumentation.langchain import LangChainInstrumentor
 
         LangChainInstrumentor().instrument()
-        try:
-            # optional: httpx's instrumentation makes requests carry traceparent (the offline server's trial)
-            from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
-        except ImportError:  # pragma: no cover - part of the extra
-            return
-        httpx = HTTPXClientInstrumentor()
-        if not httpx.is_instrumented_by_opentelemetry:
-            httpx.instrument()
+        instrument_httpx2()
 
     def invoke(self, obj: Any, input: str) -> Any:
         return obj.ainvoke({"messages": [("user", input)]})
 
     def is_async(self, obj: Any) -> bool:
-        return True
+        """A graph runs through ``ainvoke``; a user's callable (``framework: langgraph``) is what it is."""
+        return _is_graph(obj) or super().is_async(obj)
 
     def output(self, result: Any) -> Any:
         """The text of the last AI message of the final state."""
@@ -119,6 +114,21 @@ class LangGraphProfile(Profile):
     # -- spans ----------------------------------------------------------------------------------------
     def fix_spans(self, spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return fix_spans(spans)
+
+
+def instrument_httpx2() -> None:
+    """openai >= 3 (langchain-openai's client) sends through ``httpx2``, not ``httpx``: instrument it too, so
+    the offline server reads each request's trial from its ``traceparent``."""
+    try:
+        # optional: opentelemetry-instrumentation-httpx >= 0.66 has the httpx2 instrumentor; httpx2 comes with openai 3
+        from opentelemetry.instrumentation.httpx import HTTPX2ClientInstrumentor
+    except ImportError:
+        return
+    if importlib.util.find_spec("httpx2") is None:
+        return
+    instrumentor = HTTPX2ClientInstrumentor()
+    if not instrumentor.is_instrumented_by_opentelemetry:
+        instrumentor.instrument()
 
 
 # -- reading the compiled graph ---------------------------------------------------------------------
@@ -253,10 +263,14 @@ def _agent_spans(spans: list[dict[str, Any]], attrs: list[dict[str, Any]], metas
                 agents[i] = name
         return agents
     # No subgraphs: the graph itself is the agent (its outermost span, which names no node).
-    ids = {s.get("spanId") for s, m in zip(spans, metas, strict=True) if m.get("ls_integration") == "langgraph"}
+    ids = {s.get("spanId") for s, m in zip(spans, metas, strict=True) if "ls_integration" in m}
     for i, (span, meta) in enumerate(zip(spans, metas, strict=True)):
-        if meta.get("ls_integration") == "langgraph" and "langgraph_node" not in meta and span.get("parentSpanId") not in ids:
-            agents[i] = str(span.get("name") or "LangGraph")
+        kind = str(attrs[i].get(_KIND, "")).upper()
+        if (
+            "ls_integration" in meta and "langgraph_node" not in meta and kind in ("CHAIN", "AGENT")
+            and span.get("parentSpanId") not in ids
+        ):
+            agents[i] = str(meta.get("lc_agent_name") or span.get("name") or "LangGraph")
     return agents
 
 
@@ -286,15 +300,23 @@ def _tool_result(span: dict[str, Any], attrs: Mapping[str, Any]) -> None:
 
 
 def _tool_call(spans: list[dict[str, Any]], index: int, by_id: dict[str, int], attrs: list[dict[str, Any]]) -> Mapping[str, Any] | None:
-    """The ``tool_call`` the enclosing ``tools`` node ran (its input), if it is this tool's."""
-    parent = by_id.get(spans[index].get("parentSpanId"))  # type: ignore[arg-type]
+    """The tool call the enclosing ``tools`` node ran for this span: its input is one call (``create_react_agent``)
+    or the list of calls (``create_agent``); same-named calls pair with same-named tool spans in start order."""
+    parent_id = spans[index].get("parentSpanId")
+    parent = by_id.get(parent_id) if isinstance(parent_id, str) else None
     if parent is None:
         return None
     given = _json(attrs[parent].get("input.value"))
-    call = given.get("tool_call") if isinstance(given, Mapping) else None
-    if isinstance(call, Mapping) and call.get("name") == attrs[index].get("tool.name"):
-        return call
-    return None
+    if isinstance(given, Mapping):
+        given = [given.get("tool_call")]
+    name = attrs[index].get("tool.name")
+    calls = [c for c in given if isinstance(c, Mapping) and c.get("name") == name] if isinstance(given, list) else []
+    siblings = sorted(
+        (j for j, s in enumerate(spans) if s.get("parentSpanId") == parent_id and attrs[j].get("tool.name") == name),
+        key=lambda j: (int(spans[j].get("startTimeUnixNano") or 0), j),
+    )
+    position = siblings.index(index)
+    return calls[position] if position < len(calls) else None
 
 
 def _arguments(span: dict[str, Any], attrs: Mapping[str, Any], call: Mapping[str, Any] | None) -> None:

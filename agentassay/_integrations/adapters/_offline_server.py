@@ -418,14 +418,17 @@ class OfflineServer:
             why = "it carries no traceparent" if trace_id is None else f"no trial has trace id {trace_id}"
             raise _RequestError(409, UNATTRIBUTED.format(why=why), "unattributed_request")
         names = [t.name for t in tools]
-        agent = self.behaviour.resolve_agent(system, names)
+        # A registry that also knows each trial's behaviour table (one server for every agent of a process).
+        lookup = getattr(self.seed_for, "behaviour", None)
+        behaviour = (lookup(trace_id) if lookup is not None else None) or self.behaviour
+        agent = behaviour.resolve_agent(system, names)
         try:
             decision = decide(
-                self.behaviour,
+                behaviour,
                 seed=seed,
                 agent=agent,
                 system=system,
-                conversation=read_conversation(items, (), self.behaviour.handoff_tools),
+                conversation=read_conversation(items, (), behaviour.handoff_tools),
                 tools=tools,
                 tool_choice=tool_choice,
                 output_schema=schema,
@@ -497,7 +500,30 @@ class _Handler(BaseHTTPRequestHandler):
         return length
 
     def _body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self._chunked()
         return self.rfile.read(self._length())
+
+    def _chunked(self) -> bytes:
+        """A ``Transfer-Encoding: chunked`` body (some clients stream theirs), held to the same limit."""
+        parts, size = [], 0
+        while True:
+            line = self.rfile.readline(1024)
+            try:
+                length = int(line.split(b";")[0].strip(), 16)
+            except ValueError:
+                self.close_connection = True
+                raise _RequestError(400, "a malformed chunked request body", "invalid_body") from None
+            size += length
+            if size > MAX_BODY:
+                self.close_connection = True
+                raise _RequestError(413, f"the request body exceeds the limit of {MAX_BODY} bytes", "body_too_large")
+            if length == 0:
+                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            parts.append(self.rfile.read(length))
+            self.rfile.readline(1024)  # the CRLF after each chunk
 
     def _discard_body(self) -> None:
         with contextlib.suppress(_RequestError):  # too large or unsized: the connection closes instead

@@ -369,6 +369,38 @@ def test_a_choice_the_request_does_not_offer_is_400(server: OfflineServer, seeds
     )
 
 
+def test_chunked_request_body(server: OfflineServer, seeds: TrialSeeds) -> None:
+    seeds.register(f"{1:032x}", 7)
+    port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    body = json.dumps({"model": "m", "messages": [{"role": "system", "content": TRIAGE}, {"role": "user", "content": "hi"}]})
+    try:
+        pieces = iter([body[:10].encode(), body[10:].encode()])
+        conn.request("POST", "/v1/chat/completions", body=pieces, encode_chunked=True)
+        response = conn.getresponse()
+        assert response.status == 200
+        assert json.loads(response.read())["choices"][0]["message"]["content"] == "I can help with orders."
+    finally:
+        conn.close()
+
+
+def test_max_handoffs_counts_handoff_tool_results(server: OfflineServer, seeds: TrialSeeds) -> None:
+    seeds.register(f"{1:032x}", 7)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": TRIAGE}]
+    for i in range(4):  # DEFAULT_MAX_HANDOFFS transfers, each taken while under the guard
+        reply = ask(server, [*messages, {"role": "user", "content": "my order 42"}], tools=[TRANSFER])
+        assert reply.choices[0].message.tool_calls is not None
+        call = {"id": f"h{i}", "type": "function", "function": {"name": "transfer_to_orders_agent", "arguments": "{}"}}
+        messages += [
+            {"role": "user", "content": "my order 42"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"h{i}", "content": "ok"},
+        ]
+    messages.append({"role": "user", "content": "my order 42"})
+    reply = ask(server, messages, tools=[TRANSFER])
+    assert reply.choices[0].message.tool_calls is None  # the loop guard answers instead
+
+
 def test_unknown_paths_are_404_and_big_bodies_413(server: OfflineServer) -> None:
     assert raw(server, "GET", "/v1/nothing")[0] == 404
     assert raw(server, "POST", "/v1/completions", b"{}")[0] == 404

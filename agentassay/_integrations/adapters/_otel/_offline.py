@@ -67,10 +67,12 @@ class OfflineEndpoint:
         framework's agent was found (:meth:`keep`), both are undone afterwards."""
         with self._lock:
             self.server.start()
+            # Before the import: clients built at import must send traceparent too.
+            self.traceparent = instrument_http_clients()
             if self._saved is None:
-                url = self.server.base_url
                 self._saved = {k: os.environ.get(k) for k in ENV_KEYS}
-                os.environ.update(dict(zip(ENV_KEYS, (url, url, "offline"), strict=True)))
+            url = self.server.base_url
+            os.environ.update(dict(zip(ENV_KEYS, (url, url, "offline"), strict=True)))
         try:
             yield self
         finally:
@@ -91,7 +93,6 @@ class OfflineEndpoint:
         """A framework's agent will call the server: keep it and the environment for the process."""
         with self._lock:
             self.kept = True
-            self.traceparent = instrument_http_clients()
 
 
 _ENDPOINT: OfflineEndpoint | None = None
@@ -111,17 +112,27 @@ _HTTPX: list[bool] = []  # [True] once httpx is instrumented, [False] when it ca
 
 
 def instrument_http_clients() -> bool:
-    """Make httpx requests carry ``traceparent`` (once per process); False when the instrumentation is missing."""
+    """Make httpx (and httpx2, which openai 3 uses) requests carry ``traceparent``, once per process; False
+    when the instrumentation is not installed."""
     with _HTTPX_LOCK:
         if not _HTTPX:
             try:
                 # optional: the frameworks' extras bring opentelemetry-instrumentation-httpx
-                from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+                from opentelemetry.instrumentation import httpx as instrumentation
             except ImportError:
                 _HTTPX.append(False)
             else:
-                HTTPXClientInstrumentor().instrument()
-                _HTTPX.append(True)
+                done = False
+                for name in ("HTTPXClientInstrumentor", "HTTPX2ClientInstrumentor"):
+                    cls = getattr(instrumentation, name, None)
+                    if cls is None:
+                        continue
+                    try:
+                        cls().instrument()
+                        done = True
+                    except ModuleNotFoundError:  # that client library is not installed
+                        continue
+                _HTTPX.append(done)
         return _HTTPX[0]
 
 

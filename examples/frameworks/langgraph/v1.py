@@ -1,6 +1,6 @@
 """Version 1 of the LangGraph airline workflow: the baseline.
 
-``graph`` is the compiled LangGraph graph AgentAssay runs (``agent: examples.frameworks.langgraph.v1:graph``);
+``agent`` is the compiled LangGraph graph AgentAssay runs (``agent: examples.frameworks.langgraph.v1:agent``);
 ``OFFLINE_BEHAVIOUR`` is what the offline simulator does for this version's agents.
 """
 
@@ -13,6 +13,6 @@ from ._workflow import build_graph
 
 TRIAGE_INSTRUCTIONS = TRIAGE_INSTRUCTIONS_V1
 
-graph = build_graph(TRIAGE_INSTRUCTIONS)
+agent = build_graph(TRIAGE_INSTRUCTIONS)
 
 OFFLINE_BEHAVIOUR = behaviour(ROUTING_V1)

@@ -20,7 +20,7 @@ os.environ.setdefault("OPENAI_API_KEY", "offline")
 from langchain.agents import create_agent
 from langchain_core.tools import tool
 
-from agentassay._integrations.adapters import adapter_for, load_adapter
+from agentassay._integrations.adapters import AgentRunError, adapter_for, load_adapter
 from agentassay._integrations.adapters._otel import PROFILES, detect, load_profile
 from agentassay._integrations.adapters._otel._capture import TrialScope, install
 from agentassay._integrations.cli import main
@@ -142,6 +142,17 @@ def test_a_graph_without_subgraphs_is_one_agent_named_after_the_graph() -> None:
     ]
 
 
+def test_a_failing_tool_is_the_steps_error_without_the_traceback() -> None:
+    adapter = adapter_for(fake_graph(), entry="x:graph")
+    with pytest.raises(AgentRunError) as info:  # no valid seat in the request: update_seat raises
+        asyncio.run(adapter.run("Please change my seat, confirmation ABC123.", seed=0))
+    steps = info.value.trace.steps
+    call = next(s for s in steps if s.action is Action.CALL_TOOL)
+    assert (call.agent, call.tool, call.arguments["new_seat"]) == (SEAT_AGENT, "update_seat", "")
+    assert "invalid seat" in call.error and "Traceback" not in call.error
+    assert steps[-1].action is Action.ERROR
+
+
 # -- the adapter with the framework's own fake model --------------------------------------------------
 def test_eight_concurrent_trials_of_a_fake_model_graph_keep_their_traces_apart() -> None:
     adapter = adapter_for(fake_graph(), entry="x:graph")
@@ -227,15 +238,17 @@ def test_eight_concurrent_offline_trials_keep_their_traces_apart() -> None:
 def test_check_of_v2_against_a_full_v1_baseline_blocks(tmp_path: Path) -> None:
     base, v2 = tmp_path / "base.json", tmp_path / "v2.json"
     assert main(["run", str(SUITE), "--full", "-o", str(base), "-q"]) == 0
-    code = main(["check", str(SUITE), "--agent", "examples.frameworks.langgraph.v2:graph", "--baseline", str(base),
+    code = main(["check", str(SUITE), "--agent", "examples.frameworks.langgraph.v2:agent", "--baseline", str(base),
                  "-o", str(v2), "-q"])
     assert code == 1
-    verdicts = {s["name"]: s["verdict"]["verdict"] for s in json.loads(v2.read_text())["scenarios"]}
-    assert verdicts["seat_change"] == "fail"
+    scenarios = json.loads(v2.read_text())["scenarios"]
+    assert {s["name"]: s["verdict"]["verdict"] for s in scenarios}["seat_change"] == "fail"
+    # Failed by its routing, not by errors: the second run in this process reuses the first one's clients.
+    assert not [t["error"] for s in scenarios for t in s["trials"] if t.get("error")]
 
 
 def test_the_manifest_is_extracted_from_the_graph(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["manifest", "examples.frameworks.langgraph.v1:graph"]) == 0
+    assert main(["manifest", "examples.frameworks.langgraph.v1:agent"]) == 0
     out = capsys.readouterr()
     for text in (
         "entry_agent: triage_agent", "name: Triage Agent", "name: FAQ Agent", "name: Seat Booking Agent",

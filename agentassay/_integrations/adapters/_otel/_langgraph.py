@@ -12,6 +12,7 @@ What OpenInference records for a multi-agent graph, and what :meth:`LangGraphPro
   graph=Command.PARENT)``: its span becomes a GenAI handoff span from the enclosing agent to ``goto``;
 * results: a tool's ``output.value`` is the serialized ``ToolMessage``; it becomes the message's content (a
   ToolNode's ``status: error`` message is the span's error);
+* errors: a span's status message is the exception without the traceback OpenInference appends;
 * arguments: taken from the tool call the ``tools`` node ran (``tool_call.args``, JSON typed as the model
   sent them), so a string stays a string whatever the tool's input text looked like.
 """
@@ -19,11 +20,14 @@ What OpenInference records for a multi-agent graph, and what :meth:`LangGraphPro
 from __future__ import annotations
 
 import ast
+import asyncio
 import copy
 import importlib.util
 import json
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Coroutine, Mapping
+from importlib import metadata
 from typing import Any, ClassVar
 
 from .._base import ToolInfo
@@ -53,7 +57,7 @@ class LangGraphProfile(Profile):
         instrument_httpx2()
 
     def invoke(self, obj: Any, input: str) -> Any:
-        return obj.ainvoke({"messages": [("user", input)]})
+        return in_graph_loop(obj.ainvoke({"messages": [("user", input)]}))
 
     def is_async(self, obj: Any) -> bool:
         """A graph runs through ``ainvoke``; a user's callable (``framework: langgraph``) is what it is."""
@@ -68,10 +72,7 @@ class LangGraphProfile(Profile):
         return super().output(result)
 
     def describe(self, obj: Any) -> dict[str, Any]:
-        # optional heavy dependency: only to report the framework's version
-        from importlib.metadata import version
-
-        return {**super().describe(obj), "name": getattr(obj, "name", None), "langgraph": version("langgraph")}
+        return {**super().describe(obj), "name": getattr(obj, "name", None), "langgraph": metadata.version("langgraph")}
 
     # -- the agent graph ------------------------------------------------------------------------------
     def tools(self, obj: Any) -> list[ToolInfo]:
@@ -114,6 +115,30 @@ class LangGraphProfile(Profile):
     # -- spans ----------------------------------------------------------------------------------------
     def fix_spans(self, spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return fix_spans(spans)
+
+
+_LOOP: asyncio.AbstractEventLoop | None = None
+_LOOP_LOCK = threading.Lock()
+
+
+def _graph_loop() -> asyncio.AbstractEventLoop:
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is None:
+            _LOOP = asyncio.new_event_loop()
+            threading.Thread(target=_LOOP.run_forever, name="agentassay-langgraph", daemon=True).start()
+        return _LOOP
+
+
+async def in_graph_loop(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` in the process's one LangGraph event loop (a daemon thread), the caller's context carried.
+
+    langchain-openai shares one cached async HTTP client per base URL across every ``ChatOpenAI``, and its
+    pooled connections belong to the event loop that opened them: a second ``asyncio.run`` in the process
+    (``run`` then ``check``, the pytest plugin) would reuse them from a closed loop ("Event loop is closed").
+    One loop for every trial keeps them valid; the trial's root span stays current (contextvars are copied).
+    """
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, _graph_loop()))
 
 
 def instrument_httpx2() -> None:
@@ -360,6 +385,9 @@ def fix_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
     agents = _agent_spans(spans, attrs, metas)
     names = set(agents.values())
     for i, (span, a) in enumerate(zip(spans, attrs, strict=True)):
+        status = span.get("status")
+        if isinstance(status, dict) and isinstance(status.get("message"), str):  # OpenInference appends the traceback
+            status["message"] = status["message"].split("Traceback (most recent call last)")[0].strip()
         if i in agents:
             _set(span, _KIND, "AGENT")
             _set(span, "agent.name", agents[i])

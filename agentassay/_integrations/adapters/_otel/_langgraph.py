@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import copy
-import importlib.util
 import json
 import re
 import threading
@@ -55,7 +54,6 @@ class LangGraphProfile(Profile):
         from openinference.instrumentation.langchain import LangChainInstrumentor
 
         LangChainInstrumentor().instrument()
-        instrument_httpx2()
 
     def invoke(self, obj: Any, input: str) -> Any:
         return in_graph_loop(obj.ainvoke({"messages": [("user", input)]}))
@@ -140,21 +138,6 @@ async def in_graph_loop(coro: Coroutine[Any, Any, Any]) -> Any:
     One loop for every trial keeps them valid; the trial's root span stays current (contextvars are copied).
     """
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, _graph_loop()))
-
-
-def instrument_httpx2() -> None:
-    """openai >= 3 (langchain-openai's client) sends through ``httpx2``, not ``httpx``: instrument it too, so
-    the offline server reads each request's trial from its ``traceparent``."""
-    try:
-        # optional: opentelemetry-instrumentation-httpx >= 0.66 has the httpx2 instrumentor; httpx2 comes with openai 3
-        from opentelemetry.instrumentation.httpx import HTTPX2ClientInstrumentor
-    except ImportError:
-        return
-    if importlib.util.find_spec("httpx2") is None:
-        return
-    instrumentor = HTTPX2ClientInstrumentor()
-    if not instrumentor.is_instrumented_by_opentelemetry:
-        instrumentor.instrument()
 
 
 # -- reading the compiled graph ---------------------------------------------------------------------

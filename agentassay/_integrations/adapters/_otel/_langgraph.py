@@ -3,8 +3,8 @@
 What OpenInference records for a multi-agent graph, and what :meth:`LangGraphProfile.fix_spans` repairs:
 
 * agents: it marks every span whose name contains "agent" as an AGENT (the inner ``agent`` node of each
-  ``create_react_agent``, the subgraph's own span, even a ``transfer_to_x_agent`` tool), so every step was
-  credited to ``agent``. The agents are the parent graph's nodes that run a subgraph (the first segment of
+  ``create_react_agent``, the subgraph's own span such as ``seat_booking_agent``, even a
+  ``transfer_to_x_agent`` tool), so steps were credited to those names and the transfer was an agent. The agents are the parent graph's nodes that run a subgraph (the first segment of
   ``langgraph_checkpoint_ns`` in the span's metadata), or the graph itself when it has no subgraphs;
   those spans become the AGENT spans, named after the node, and no other span is one;
 * handoffs: a ``transfer_to_<agent>`` / ``transfer_back_to_<agent>`` tool (the pattern of LangGraph's
@@ -71,7 +71,11 @@ class LangGraphProfile(Profile):
         return super().output(result)
 
     def describe(self, obj: Any) -> dict[str, Any]:
-        return {**super().describe(obj), "name": getattr(obj, "name", None), "langgraph": metadata.version("langgraph")}
+        try:
+            version: str | None = metadata.version("langgraph")
+        except metadata.PackageNotFoundError:  # vendored or run from a source tree
+            version = None
+        return {**super().describe(obj), "name": getattr(obj, "name", None), "langgraph": version}
 
     # -- the agent graph ------------------------------------------------------------------------------
     def tools(self, obj: Any) -> list[ToolInfo]:

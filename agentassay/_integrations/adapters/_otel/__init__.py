@@ -16,6 +16,7 @@ from ._profile import Profile
 PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "langgraph": ("._langgraph", ("langgraph",)),  # a compiled graph (CompiledStateGraph / Pregel)
     "otel": ("._profile", ()),  # a callable that reports OpenTelemetry GenAI / OpenInference spans itself
+    "smolagents": ("._smolagents", ("smolagents",)),
 }
 
 

@@ -10,6 +10,7 @@ import asyncio
 import contextvars
 import json
 import threading
+from collections.abc import Coroutine
 from dataclasses import replace
 from typing import Any
 
@@ -19,6 +20,31 @@ from .._base import AgentRunError, ToolInfo, describe_exception, user_exception
 from .._threads import call_in_thread
 from ._capture import Captured, TrialScope, install
 from ._profile import Profile
+
+_LOOP: asyncio.AbstractEventLoop | None = None
+_LOOP_LOCK = threading.Lock()
+
+
+def _framework_loop() -> asyncio.AbstractEventLoop:
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is None:
+            _LOOP = asyncio.new_event_loop()
+            threading.Thread(target=_LOOP.run_forever, name="agentassay-frameworks", daemon=True).start()
+        return _LOOP
+
+
+async def in_framework_loop(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` in the process's one event loop for framework code (a daemon thread), the context carried.
+
+    Frameworks' OpenAI clients are often built once (at import, or cached per base URL) and their pooled
+    connections belong to the event loop that first used them: a second ``asyncio.run`` in the process
+    (``run`` then ``check`` in-process, the pytest plugin, ``mutate``) would reuse them from a closed loop
+    ("Event loop is closed"). One long-lived loop for every trial keeps them valid; the trial's root span
+    stays current (the task copies the caller's context), and cancelling the caller cancels the task.
+    """
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, _framework_loop()))
+
 
 _INSTRUMENTED: set[str] = set()
 _INSTRUMENT_LOCK = threading.Lock()
@@ -132,11 +158,11 @@ class OTelAdapter:
         call = self.obj if self._callable else None
         if call is not None:
             if self.profile.is_async(call):
-                return await call(input)
+                return await in_framework_loop(call(input))
             ctx = contextvars.copy_context()  # the trial's root span stays current in the worker thread
             return await call_in_thread(ctx.run, call, input)
         if self.profile.is_async(self.obj):
-            return await self.profile.invoke(self.obj, input)
+            return await in_framework_loop(self.profile.invoke(self.obj, input))
         ctx = contextvars.copy_context()
         return await call_in_thread(ctx.run, self.profile.invoke, self.obj, input)
 

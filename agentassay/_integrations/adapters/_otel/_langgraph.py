@@ -21,12 +21,10 @@ What OpenInference records for a multi-agent graph, and what :meth:`LangGraphPro
 from __future__ import annotations
 
 import ast
-import asyncio
 import copy
 import json
 import re
-import threading
-from collections.abc import Coroutine, Mapping
+from collections.abc import Mapping
 from importlib import metadata
 from typing import Any, ClassVar
 
@@ -56,7 +54,7 @@ class LangGraphProfile(Profile):
         LangChainInstrumentor().instrument()
 
     def invoke(self, obj: Any, input: str) -> Any:
-        return in_graph_loop(obj.ainvoke({"messages": [("user", input)]}))
+        return obj.ainvoke({"messages": [("user", input)]})  # in the adapter's one framework loop
 
     def is_async(self, obj: Any) -> bool:
         """A graph runs through ``ainvoke``; a user's callable (``framework: langgraph``) is what it is."""
@@ -118,30 +116,6 @@ class LangGraphProfile(Profile):
     # -- spans ----------------------------------------------------------------------------------------
     def fix_spans(self, spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return fix_spans(spans)
-
-
-_LOOP: asyncio.AbstractEventLoop | None = None
-_LOOP_LOCK = threading.Lock()
-
-
-def _graph_loop() -> asyncio.AbstractEventLoop:
-    global _LOOP
-    with _LOOP_LOCK:
-        if _LOOP is None:
-            _LOOP = asyncio.new_event_loop()
-            threading.Thread(target=_LOOP.run_forever, name="agentassay-langgraph", daemon=True).start()
-        return _LOOP
-
-
-async def in_graph_loop(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Run ``coro`` in the process's one LangGraph event loop (a daemon thread), the caller's context carried.
-
-    langchain-openai shares one cached async HTTP client per base URL across every ``ChatOpenAI``, and its
-    pooled connections belong to the event loop that opened them: a second ``asyncio.run`` in the process
-    (``run`` then ``check``, the pytest plugin) would reuse them from a closed loop ("Event loop is closed").
-    One loop for every trial keeps them valid; the trial's root span stays current (contextvars are copied).
-    """
-    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, _graph_loop()))
 
 
 # -- reading the compiled graph ---------------------------------------------------------------------

@@ -99,6 +99,13 @@ def _sdk_agent(adapter: AgentAdapter) -> Any:
     return agent if is_sdk_agent(agent) else None
 
 
+def _framework_agent(adapter: AgentAdapter) -> Any:
+    """Another framework's agent object whose profile reads its graph (``manifest``), or None."""
+    obj = getattr(adapter, "graph", None)
+    profile = getattr(adapter, "profile", None)
+    return obj if obj is not None and callable(getattr(profile, "manifest", None)) else None
+
+
 def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> CoverageRun | None:
     """Load or extract the manifest and install the restricted-tool probe; None when coverage is off."""
     cfg = suite.settings.of(CoverageConfig)
@@ -109,7 +116,7 @@ def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> Coverag
     if cfg.manifest:
         run.manifest = load_manifest(cfg.manifest, derive_restrictions=cfg.derive_restrictions)
     else:
-        agent = _sdk_agent(adapter)
+        agent = _sdk_agent(adapter) or _framework_agent(adapter)
         if agent is not None:
             try:
                 run.manifest = extract_manifest(
@@ -119,8 +126,9 @@ def prepare_coverage(suite: Suite, adapter: AgentAdapter, entry: str) -> Coverag
                 run.notes.append(f"structural coverage skipped: {exc}")
         else:
             run.notes.append(
-                "structural coverage needs an OpenAI Agents SDK agent or `config.coverage.manifest` "
-                "(a hand-written manifest, docs/coverage.md#writing-a-manifest)"
+                "structural coverage needs an agent whose graph can be read (an OpenAI Agents SDK agent, a "
+                "LangGraph graph, a PydanticAI agent) or `config.coverage.manifest` (a hand-written manifest, "
+                "docs/coverage.md#writing-a-manifest)"
             )
     if (
         cfg.probe_restricted

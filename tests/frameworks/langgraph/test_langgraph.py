@@ -195,6 +195,9 @@ def test_a_users_callable_with_its_own_fake_model_gets_full_traces(tmp_path: Pat
 def test_the_example_offline_records_full_traces(tmp_path: Path) -> None:
     store = str(tmp_path / "t.db")
     assert main(["run", str(SUITE), "-o", str(tmp_path / "base.json"), "--store", store, "-q"]) == 0
+    # Structural coverage reads the graph through the profile: every agent reached, every allowed tool called.
+    structural = json.loads((tmp_path / "base.json").read_text())["coverage"]["structural"]
+    assert structural["criteria"]["C1"]["value"] == 1.0 and structural["criteria"]["C2"]["value"] == 1.0
     with TraceStore(store) as s:
         rows = [r for v in s.versions() for r in s.query(v)]
     assert rows and all(r.trace.cost.input_tokens > 0 and r.trace.cost.output_tokens > 0 for r in rows)

@@ -84,6 +84,9 @@ def test_offline_run_records_full_traces(baseline: tuple[Path, Path, int]) -> No
     assert code in (0, 2), "v1 passes or needs more trials; it never fails"
     scenarios = {s["name"]: s for s in json.loads(results.read_text(encoding="utf-8"))["scenarios"]}
     assert scenarios["seat_change"]["passes"] >= 27 and not scenarios["seat_change"]["errors"]
+    # Structural coverage reads the agent graph through the profile: every agent reached, every allowed tool called.
+    structural = json.loads(results.read_text(encoding="utf-8"))["coverage"]["structural"]
+    assert structural["criteria"]["C1"]["value"] == 1.0 and structural["criteria"]["C2"]["value"] == 1.0
     seat = [row for row in _stored(store, ["seat_change"]) if row.passed]
     assert len(seat) >= 27
     for row in seat:

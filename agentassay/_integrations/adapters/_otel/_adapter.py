@@ -96,6 +96,11 @@ class OTelAdapter:
                 return await self._trial(input, seed)
         return await self._trial(input, seed)
 
+    @property
+    def graph(self) -> Any:
+        """The framework's own agent object (None for a callable that runs one): where a manifest is read."""
+        return None if self._callable else self.obj
+
     def tools(self) -> list[ToolInfo]:
         return [] if self._callable else self.profile.tools(self.obj)
 

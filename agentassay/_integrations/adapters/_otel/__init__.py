@@ -13,6 +13,7 @@ from ._profile import Profile
 
 #: name -> (the profile's module here, the module prefixes whose classes are that framework's)
 PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "crewai": ("._crewai", ("crewai",)),  # a crewai.Crew
     "otel": ("._profile", ()),  # a callable that reports OpenTelemetry GenAI / OpenInference spans itself
 }
 

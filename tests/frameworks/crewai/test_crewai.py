@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 crewai = pytest.importorskip("crewai")
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # CrewAI's own, by the thousand
 
 from agentassay._integrations.adapters import load_adapter  # noqa: E402
 from agentassay._integrations.adapters._otel import detect, load_profile  # noqa: E402
@@ -180,6 +181,11 @@ def test_a_crew_is_detected_and_its_tools_listed_with_their_agents(crew: Any) ->
     assert FAQ_AGENT in delegate.description and SEAT_AGENT in delegate.description
     described = profile.describe(crew)
     assert described["agents"] == [TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT] and described["crewai"]
+
+
+def test_only_a_crew_is_run(crew: Any) -> None:
+    with pytest.raises(TypeError, match=r"runs a crewai\.Crew"):
+        load_profile("crewai").invoke(crew.agents[0], "hello")
 
 
 def test_output_is_the_crews_raw_answer() -> None:

@@ -62,6 +62,15 @@ class CrewAIProfile(Profile):
         CrewAIInstrumentor().instrument(use_event_listener=True, create_llm_spans=True)
 
     def invoke(self, obj: Any, input: str) -> Any:
+        # lazy: CrewAI is only imported once a crew runs
+        from crewai import Crew
+
+        if not isinstance(obj, Crew):
+            raise TypeError(
+                f"the crewai profile runs a crewai.Crew, not a {type(obj).__module__}.{type(obj).__qualname__}: "
+                "point agent: at the Crew (its task descriptions holding {input}), or at a callable that runs "
+                "yours with agent.framework: crewai"
+            )
         return obj.copy().kickoff(inputs={INPUT_KEY: input})
 
     def is_async(self, obj: Any) -> bool:

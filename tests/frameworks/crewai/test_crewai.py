@@ -179,6 +179,7 @@ def test_a_crew_is_detected_and_its_tools_listed_with_their_agents(crew: Any) ->
     delegate = tools[(DELEGATE, TRIAGE_AGENT)]
     assert delegate.parameters is not None and "coworker" in delegate.parameters["properties"]
     assert FAQ_AGENT in delegate.description and SEAT_AGENT in delegate.description
+    assert profile.env["CREWAI_DISABLE_TELEMETRY"] == "true" and "OTEL_SDK_DISABLED" not in profile.env
     described = profile.describe(crew)
     assert described["agents"] == [TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT] and described["crewai"]
 

@@ -16,6 +16,7 @@ trial, since a crew keeps its tasks' interpolated inputs and outputs — so a ta
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from importlib.metadata import version
@@ -26,6 +27,7 @@ from ._profile import Profile
 
 #: The key of ``kickoff(inputs=...)`` that carries the scenario input (a task description holds ``{input}``).
 INPUT_KEY = "input"
+ASSEMBLER_LOGGER = "openinference.instrumentation.crewai._event_assembler"
 
 
 def _attr(span: Mapping[str, Any], key: str) -> Any:
@@ -54,12 +56,18 @@ class CrewAIProfile(Profile):
     }
 
     def instrument(self) -> None:
+        # CrewAI reads these when it runs, not only at import: a crew imported before this still obeys them.
         for key, value in self.env.items():
             os.environ.setdefault(key, value)
         # lazy: CrewAI's instrumentation is an optional extra (agentassay[crewai])
         from openinference.instrumentation.crewai import CrewAIInstrumentor
 
         CrewAIInstrumentor().instrument(use_event_listener=True, create_llm_spans=True)
+        # Its cache of finished span contexts is capped at 1,024 and warns on every eviction after that: memory
+        # stays flat as designed, but a long run would print a warning per event (unless the user set a level).
+        assembler = logging.getLogger(ASSEMBLER_LOGGER)
+        if assembler.level == logging.NOTSET:
+            assembler.setLevel(logging.ERROR)
 
     def invoke(self, obj: Any, input: str) -> Any:
         # lazy: CrewAI is only imported once a crew runs

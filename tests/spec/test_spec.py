@@ -759,3 +759,13 @@ def test_coverage_config_errors_name_the_key(body: str, needle: str) -> None:
     with pytest.raises(SpecError) as info:
         parse_suite(AGENT + "config:\n  coverage:\n" + body + ONE, path=Path("s.yml"))
     assert needle in str(info.value)
+
+
+def test_agent_framework_and_whether_a_model_is_named() -> None:
+    """`agent.framework` names the framework a callable runs inside; `model:` omitted lets it keep its own."""
+    body = "scenarios:\n  - name: a\n    input: hi\n    evaluator:\n      - contains: hi\n"
+    framed = parse_suite("agent: {entry: 'm:f', framework: langgraph}\n" + body)
+    assert framed.agent.framework == "langgraph" and not framed.model_given
+    assert parse_suite("agent: m:f\nmodel: {provider: offline}\n" + body).model_given
+    with pytest.raises(SpecError, match=r"agent\.framework"):
+        parse_suite("agent: {entry: 'm:f', framework: [x]}\n" + body)

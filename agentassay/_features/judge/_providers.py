@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._errors import AgentAssayError
+from ..._integrations.adapters._otel._offline import user_openai_settings
 from ..._traces import Action, Trace
 from ._config import JudgeConfig, load_scripted
 
@@ -200,8 +201,13 @@ class OpenAIGrader:
             api_key = os.environ.get(env, "") if env else "not-needed"  # local servers often need none
         else:
             api_key = os.environ.get(env) if env else None  # None: the client reads OPENAI_API_KEY
+        # An agent of another framework on the offline model points OPENAI_* at the simulator: not for the judge.
+        user = user_openai_settings()
+        if api_key is None:
+            api_key = user.get("api_key")
+        base_url = m.base_url or user.get("base_url")
         # Retries are ours (transient errors, with backoff), so the client makes exactly one request per call.
-        self.client = openai.OpenAI(base_url=m.base_url, api_key=api_key, timeout=timeout, max_retries=0)
+        self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
         self.config = config
 
     def __call__(self, request: Request, seed: int) -> Reply:
@@ -244,6 +250,12 @@ class LiteLLMGrader:
             kwargs["api_base"] = m.base_url
         if m.api_key_env:
             kwargs["api_key"] = os.environ.get(m.api_key_env)
+        # OpenAI's models read OPENAI_*, which the offline endpoint may point at the simulator: the user's instead.
+        user = user_openai_settings()
+        if user and str(m.name).partition("/")[0] in ("openai", str(m.name)):
+            kwargs.setdefault("api_base", user.get("base_url"))
+            if user.get("api_key"):
+                kwargs.setdefault("api_key", user["api_key"])
         if m.temperature is not None:
             kwargs["temperature"] = m.temperature
         response = self.litellm.completion(**kwargs)

@@ -12,7 +12,7 @@ from typing import Any
 from ..._config_check import closest, did_you_mean
 from ..._errors import AgentAssayError, ExitCode
 from ._base import AgentAdapter
-from ._otel import PROFILES, detect, load_profile
+from ._otel import PROFILES, apply_env_defaults, detect, load_profile
 from ._otel._offline import behaviour_for, endpoint
 
 
@@ -169,6 +169,7 @@ def load_adapter(
     ``model`` None means the suite names no model: an SDK agent runs offline (the default), another
     framework's agent with the model it was built with. An offline model is in place before the import."""
     offline = endpoint() if getattr(model, "provider", None) == "offline" else None
+    apply_env_defaults()
     with offline.importing() if offline is not None else contextlib.nullcontext():
         obj = import_entry(entry, search=search)
         if factory:

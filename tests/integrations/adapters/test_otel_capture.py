@@ -183,6 +183,7 @@ def test_spans_that_escape_the_trial_are_counted_and_trials_turn_serial() -> Non
     first = asyncio.run(adapter.run("q", seed=0))
     assert adapter.escaped == 1 and adapter._serial
     assert [s.tool for s in first.steps if s.tool] == []  # the escaped span is not this trial's
+    assert first.metadata.extra["spans_escaped"] == 1  # reported with the trial
     second = asyncio.run(adapter.run("q", seed=1))  # serial now: whatever ends while it runs is its own
     assert [s.tool for s in second.steps if s.tool] == ["t"]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from agentassay._integrations.adapters._otel._offline import reset
 from agentassay._integrations.cli import main
 from agentassay._traces import Action, TraceStore
 
@@ -94,7 +95,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.syspath_prepend(str(tmp_path))
     for key in ("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_API_KEY"):
         monkeypatch.delenv(key, raising=False)
+    reset()  # as in a fresh process: no endpoint yet, the environment the user's
     yield tmp_path
+    reset()
     sys.modules.pop("toy_orders_agent", None)
 
 
@@ -135,3 +138,25 @@ def test_same_seed_same_outcomes(project: Path) -> None:
     a = json.loads((project / "a.json").read_text(encoding="utf-8"))["scenarios"][0]["trials"]
     b = json.loads((project / "b.json").read_text(encoding="utf-8"))["scenarios"][0]["trials"]
     assert [t["passed"] for t in a] == [t["passed"] for t in b]
+
+
+def test_a_real_provider_judge_does_not_reach_the_simulator(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a framework agent runs offline, OPENAI_* point at the simulator; the judge reads the user's."""
+    from agentassay._integrations.adapters._otel._offline import OPENAI_URL, user_openai_settings
+    from agentassay._integrations.adapters._resolve import load_adapter
+    from agentassay._spec import ModelConfig
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-users-own")
+    reset()
+    load_adapter("toy_orders_agent:agent", framework="otel", model=ModelConfig(provider="offline"), root=project)
+    import os
+
+    assert os.environ["OPENAI_API_KEY"] == "offline" and os.environ["OPENAI_BASE_URL"].startswith("http://127.0.0.1:")
+    assert user_openai_settings() == {"base_url": OPENAI_URL, "api_key": "sk-users-own"}
+
+    from agentassay._features.judge._config import JudgeConfig
+    from agentassay._features.judge._providers import OpenAIGrader
+
+    judge = JudgeConfig(rubric="is it right?", model=ModelConfig(provider="openai", name="gpt-4.1-mini"))
+    grader = OpenAIGrader(judge, timeout=5)
+    assert str(grader.client.base_url).rstrip("/") == OPENAI_URL and grader.client.api_key == "sk-users-own"

@@ -7,6 +7,7 @@ an object of no framework costs nothing and no framework is imported until its a
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 from ._profile import Profile
@@ -44,4 +45,12 @@ def load_profile(name: str) -> Profile:
     return found[0]()
 
 
-__all__ = ["PROFILES", "Profile", "detect", "load_profile"]
+def apply_env_defaults() -> None:
+    """Every profile's environment defaults (telemetry that phones home off, message content in spans on),
+    set before an agent module is imported — frameworks read some at import — and never over the user's."""
+    for name in PROFILES:
+        for key, value in load_profile(name).env.items():
+            os.environ.setdefault(key, value)
+
+
+__all__ = ["PROFILES", "Profile", "apply_env_defaults", "detect", "load_profile"]

@@ -120,10 +120,10 @@ class OTelAdapter:
             if collected is None:
                 scope.abandon()
         escaped = self._capture.escaped - escaped_before
-        if escaped and not self._serial:
+        if escaped:
             self.escaped += escaped
             self._serial = True  # this framework leaves the trial's context: its next trials run one at a time
-        trace = self._trace(collected, seed, result, failure)
+        trace = self._trace(collected, seed, result, failure, escaped)
         if failure is not None:
             raise AgentRunError(describe_exception(failure), trace) from failure
         return trace
@@ -140,13 +140,17 @@ class OTelAdapter:
         ctx = contextvars.copy_context()
         return await call_in_thread(ctx.run, self.profile.invoke, self.obj, input)
 
-    def _trace(self, collected: Captured, seed: int, result: Any, failure: BaseException | None) -> Trace:
+    def _trace(
+        self, collected: Captured, seed: int, result: Any, failure: BaseException | None, escaped: int = 0
+    ) -> Trace:
         spans = self.profile.fix_spans(list(collected.spans))
         imported = import_spans(spans, resource=dict(collected.resource))
         trace = imported[0].trace if imported else None
         extra: dict[str, Any] = {"trace_id": collected.trace_id}
         if collected.overflow:
             extra["spans_dropped"] = collected.overflow
+        if escaped:  # spans that ended outside any trial's trace while this one ran (other trials' may be among them)
+            extra["spans_escaped"] = escaped
         if trace is None:
             output = None if failure is not None else self.profile.output(result)
             steps = (Step(Action.RESPOND, output=output),) if failure is None else ()

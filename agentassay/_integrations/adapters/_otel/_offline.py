@@ -95,8 +95,31 @@ class OfflineEndpoint:
             self.kept = True
 
 
+OPENAI_URL = "https://api.openai.com/v1"
+
+
+def user_openai_settings() -> dict[str, str | None]:
+    """What the user's own environment says for OpenAI's client, while the offline endpoint has pointed the
+    environment at the simulator (empty otherwise): a real-provider judge must not reach the simulator."""
+    found = _ENDPOINT
+    saved = found._saved if found is not None else None
+    if saved is None:
+        return {}
+    return {"base_url": saved.get("OPENAI_BASE_URL") or OPENAI_URL, "api_key": saved.get("OPENAI_API_KEY")}
+
+
 _ENDPOINT: OfflineEndpoint | None = None
 _ENDPOINT_LOCK = threading.Lock()
+
+
+def reset() -> None:
+    """Close the process's endpoint and restore the environment (tests that need a fresh process's state)."""
+    global _ENDPOINT
+    with _ENDPOINT_LOCK:
+        if _ENDPOINT is not None:
+            with _ENDPOINT._lock:
+                _ENDPOINT._restore()
+        _ENDPOINT = None
 
 
 def endpoint() -> OfflineEndpoint:

@@ -1,0 +1,199 @@
+"""Capture overhead per trial and memory over 1,000 trials, per agent framework (issue 24).
+
+    python benchmarks/frameworks.py                        # the generic profile, in this environment
+    .venv-fw-langgraph/bin/python benchmarks/frameworks.py --framework langgraph
+    python benchmarks/frameworks.py --render               # docs/frameworks.md's table from every JSON
+
+Each framework runs in its own environment (.ci/frameworks.sh makes them), so each run measures one
+framework and writes ``benchmarks/results/frameworks-<name>.json``; ``--render`` puts every committed
+result into the table of docs/frameworks.md. A framework is driven by its example workflow
+(examples/frameworks/<name>/v1.py) on the offline model, through the real adapter; the generic profile
+(``otel``) by a callable that reports GenAI spans itself (no HTTP).
+
+*Capture overhead* is what the capture adds to a trial: the trial's wall time through ``OTelAdapter`` minus
+the time of the framework's own call inside it (root span, filing the spans, turning them into the trace
+through the importer, the boundary). *Memory* is the Python heap (``tracemalloc``) after 100 trials and
+after 1,000: flat means the capture keeps nothing of a finished trial.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks._harness import Timer, parser, run_info, today  # noqa: E402
+
+BEGIN, END = "<!-- frameworks:figures -->", "<!-- /frameworks:figures -->"
+INPUT = "I'd like to change my seat to 14C. My confirmation number is ABC123."
+
+
+def generic_agent(question: str) -> str:
+    """What a GenAI-instrumented framework reports for a two-agent run, without the framework."""
+    from opentelemetry import trace
+
+    tracer = trace.get_tracer("benchmark")
+    with tracer.start_as_current_span("invoke_agent Triage", attributes={
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "Triage Agent"}):
+        with tracer.start_as_current_span("chat", attributes={
+            "gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 90, "gen_ai.usage.output_tokens": 9}):
+            pass
+        with tracer.start_as_current_span("handoff", attributes={
+            "gen_ai.operation.name": "handoff", "gen_ai.handoff.from_agent": "Triage Agent",
+            "gen_ai.handoff.to_agent": "Seat Booking Agent"}):
+            pass
+    with tracer.start_as_current_span("invoke_agent Seat", attributes={
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "Seat Booking Agent"}):
+        with tracer.start_as_current_span("execute_tool update_seat", attributes={
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "update_seat",
+            "gen_ai.tool.call.arguments": '{"confirmation_number": "ABC123", "new_seat": "14C"}',
+            "gen_ai.tool.call.result": "Updated seat to 14C for confirmation number ABC123."}):
+            pass
+        with tracer.start_as_current_span("chat", attributes={
+            "gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 120, "gen_ai.usage.output_tokens": 14}):
+            pass
+    return "Updated seat to 14C for confirmation number ABC123."
+
+
+def _adapter(framework: str) -> Any:
+    from agentassay._integrations.adapters import adapter_for, load_adapter
+    from agentassay._spec import ModelConfig
+
+    if framework == "otel":
+        return adapter_for(generic_agent, entry="benchmarks.frameworks:generic_agent", framework="otel")
+    entry = f"examples.frameworks.{framework}.v1:agent"
+    return load_adapter(entry, model=ModelConfig(provider="offline"), search=[ROOT], root=ROOT)
+
+
+def measure(framework: str, trials: int, warm: int) -> dict[str, Any]:
+    from agentassay._integrations.adapters._otel._capture import install
+
+    adapter = _adapter(framework)
+    inner: list[float] = []
+    invoke = adapter._invoke
+
+    async def timed(input: str) -> Any:  # the framework's own call, timed inside the trial
+        start = time.perf_counter()
+        try:
+            return await invoke(input)
+        finally:
+            inner.append(time.perf_counter() - start)
+
+    adapter._invoke = timed
+    totals: list[float] = []
+    heap: dict[str, float] = {}
+
+    async def run(n: int, offset: int) -> None:
+        for i in range(n):
+            start = time.perf_counter()
+            await adapter.run(INPUT, seed=offset + i)
+            totals.append(time.perf_counter() - start)
+
+    def current() -> float:  # a full collection also empties CPython's free lists, which would look like growth
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] / 2**20
+
+    tracemalloc.start()
+    asyncio.run(run(warm, 0))
+    heap["after_warm_mib"] = current()
+    asyncio.run(run(trials - warm, warm))
+    heap["after_all_mib"] = current() - _floats(trials - warm) * 2  # not the capture's: the timing lists
+    tracemalloc.stop()
+    overhead = [t - i for t, i in zip(totals, inner, strict=True)]
+    capture, _ = install()
+    return {
+        "framework": framework,
+        "trials": trials,
+        "trial_ms_median": statistics.median(totals) * 1e3,
+        "framework_ms_median": statistics.median(inner) * 1e3,
+        "overhead_ms_median": statistics.median(overhead) * 1e3,
+        "overhead_ms_p90": statistics.quantiles(overhead, n=10)[-1] * 1e3,
+        "heap_mib_after_warm": heap["after_warm_mib"],
+        "heap_mib_after_all": heap["after_all_mib"],
+        "heap_growth_kib_per_1000_trials": (heap["after_all_mib"] - heap["after_warm_mib"]) * 1024
+        * 1000 / max(1, trials - warm),
+        "open_trials_after": capture.open_trials,
+        "escaped_spans": adapter.escaped,
+    }
+
+
+def _floats(n: int) -> float:
+    """MiB the benchmark's own timing lists hold for ``n`` more trials (a float and a list slot each)."""
+    return n * (sys.getsizeof(1.0) + 8) / 2**20
+
+
+def _row(r: dict[str, Any]) -> str:
+    return (
+        f"| {r['framework']} | {r['trials']:,} | {r['framework_ms_median']:.1f} | {r['overhead_ms_median']:.2f} "
+        f"| {r['overhead_ms_p90']:.2f} | {r['heap_mib_after_warm'] * 1024:.0f} → {r['heap_mib_after_all'] * 1024:.0f} "
+        f"| {r['escaped_spans']} |"
+    )
+
+
+def markdown(results: list[dict[str, Any]]) -> Any:
+    lines = [
+        BEGIN,
+        "",
+        "Measured by `benchmarks/frameworks.py`, each framework in its own environment, on its example workflow "
+        "driven by the offline model (the seat-change input: triage, a handoff, `update_seat`, the answer); "
+        "`otel` is a callable reporting the same GenAI spans itself, no HTTP. *Overhead* is the trial's time "
+        "through the capture adapter minus the framework's own call inside it; *heap* is `tracemalloc`'s "
+        "current size after the first 100 trials and after all of them.",
+        "",
+        "| framework | trials | framework's call (ms, median) | capture overhead (ms, median) | p90 | heap (KiB) 100 → all | escaped spans |",
+        "|---|---:|---:|---:|---:|---|---:|",
+        *(_row(r["result"]) for r in results),
+        "",
+        "Dates and machines: " + "; ".join(f"{r['result']['framework']} {r['date']} ({r['platform']})" for r in results)
+        + ".",
+        "",
+        END,
+    ]
+    block = "\n".join(lines)
+
+    def update(text: str | None) -> str | None:
+        if text is None or BEGIN not in text:
+            return None
+        head, _, rest = text.partition(BEGIN)
+        _, _, tail = rest.partition(END)
+        return head + block + tail
+
+    return update
+
+
+def main() -> None:
+    ap = parser(__doc__)
+    ap.add_argument("--framework", default="otel", help="the profile to measure (its environment must have it)")
+    ap.add_argument("--trials", type=int, default=1000)
+    args = ap.parse_args()
+    name = f"frameworks-{args.framework}"
+    if args.render:
+        results = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(args.out.glob("frameworks-*.json"))]
+        update = markdown(results)
+        page = args.docs / "frameworks.md"
+        new = update(page.read_text(encoding="utf-8") if page.exists() else None)
+        if new is not None:
+            page.write_text(new, encoding="utf-8")
+        print(f"wrote {page} from {len(results)} results")
+        return
+    timer = Timer()
+    trials = 200 if args.quick else args.trials
+    result = measure(args.framework, trials, warm=min(100, trials // 2))
+    data = {**run_info(args.quick, date=today()), "result": result, "seconds": timer.seconds}
+    out = args.out / f"{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -8,5 +8,6 @@ from examples.customer_service.airline import ROUTING_V2, TRIAGE_INSTRUCTIONS_V2
 from ._workflow import build_crew, offline_behaviour
 
 crew = build_crew(TRIAGE_INSTRUCTIONS_V2)
+agent = crew  # the name every framework's example exposes (benchmarks/frameworks.py)
 
 OFFLINE_BEHAVIOUR = offline_behaviour(ROUTING_V2)

@@ -30,9 +30,11 @@ import sys
 import textwrap
 import types
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from ..._errors import AgentAssayError
+from ..._integrations.adapters._otel import detect, load_profile
 from ..._integrations.adapters._resolve import import_entry
 from ._evaluate import ClassScope, Evaluator, Frame, _is_factory, local_assignments
 from ._manifest import DOCS, _article, _derive, check_manifest
@@ -352,6 +354,51 @@ def _factory_agent(fn: Any, sdk: Any) -> tuple[Any, str]:
     return (agent if isinstance(agent, sdk.Agent) else None), "; ".join(dict.fromkeys(evaluator.reasons))
 
 
+# -- other frameworks' agent graphs ---------------------------------------------------------------
+def _graph_manifest(graph: dict[str, Any], *, system: str | None, entry: str | None) -> Manifest:
+    """A framework's agent graph as a manifest: its agents, one tool node per tool name, handoff edges."""
+    taken: set[str] = set()
+
+    def claim(name: str) -> str:
+        base = slug(name)
+        candidate, n = base, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{base}_{n}"
+        taken.add(candidate)
+        return candidate
+
+    agent_ids = {str(a["name"]): claim(str(a["name"])) for a in graph["agents"]}
+    tools: dict[str, ToolNode] = {}
+    allow: list[Edge] = []
+    for agent in graph["agents"]:
+        for info in agent["tools"]:
+            if info.name not in tools:
+                tools[info.name] = ToolNode(
+                    claim(info.name), info.name, "function", _first_line(info.description), info.parameters
+                )
+            edge = (agent_ids[str(agent["name"])], tools[info.name].id)
+            if edge not in allow:
+                allow.append(edge)
+    delegations = [
+        Delegation(agent_ids[source], agent_ids[target], "handoff", "delegate", tool)
+        for source, target, tool in graph["handoffs"]
+    ]
+    entry_id = agent_ids[str(graph["entry"])]
+    return Manifest(
+        system=system or _default_system(entry, entry_id),
+        entry_agent=entry_id,
+        agents=tuple(
+            AgentNode(agent_ids[str(a["name"])], str(a["name"]), "agent", _first_line(a.get("description")))
+            for a in graph["agents"]
+        ),
+        tools=tuple(tools.values()),
+        allow=tuple(allow),
+        delegations=tuple(delegations),
+        source=entry,
+    )
+
+
 # -- the entry point ------------------------------------------------------------------------------
 def _default_system(entry: str | None, fallback: str) -> str:
     """The last package component of the entry module (``examples.customer_service.v1``: customer_service)."""
@@ -373,16 +420,38 @@ def _is_coordinator_candidate(obj: Any, agent_cls: type) -> bool:
     return not issubclass(cls, agent_cls)
 
 
+def _framework_manifest(
+    obj: Any, framework: str, entry: str | None, system: str | None, derive: bool
+) -> Manifest:
+    """Another framework's agent: its profile reads the graph (``manifest(obj)``); named and checked here."""
+    read = getattr(load_profile(framework), "manifest", None)
+    if read is None:
+        raise ExtractError(
+            f"{f'{entry!r}' if entry else 'the target'} is a {framework} agent, whose manifest cannot be extracted "
+            f"yet; write the manifest by hand (see {DOCS})"
+        )
+    found = read(obj)
+    if isinstance(found, dict):  # plain data (agents, their tools, handoffs): built into a manifest here
+        found = _graph_manifest(found, system=system, entry=entry)
+    manifest = replace(found, system=system or _default_system(entry, found.system), source=entry)
+    check_manifest(manifest, source=entry or "<extracted>")
+    return _derive(manifest) if derive else manifest
+
+
 def extract_manifest(target: Any, *, system: str | None = None, derive_restrictions: bool = True) -> Manifest:
     """The manifest of an agent workflow, from an entry point ``package.module:attr`` or the object.
 
-    Accepts an SDK ``Agent`` (its handoff and ``as_tool`` graph) or a Python coordinator class or
-    instance (see the module docstring). An entry point that fails to import raises
+    Accepts an SDK ``Agent`` (its handoff and ``as_tool`` graph), a Python coordinator class or
+    instance (see the module docstring), or another framework's agent whose profile reads its graph
+    (a compiled LangGraph graph). An entry point that fails to import raises
     ``AgentLoadError``; anything else that cannot be extracted raises ``ExtractError``.
     ``derive_restrictions`` adds the closed-world restrictions of the paper's Listing 1.
     """
     entry = target if isinstance(target, str) else None
     obj = import_entry(target) if entry is not None else target
+    framework = detect(obj)
+    if framework is not None:
+        return _framework_manifest(obj, framework, entry, system, derive_restrictions)
     sdk = _sdk()
     label = f"'{entry}'" if entry else "the target"
 

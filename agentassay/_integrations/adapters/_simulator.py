@@ -56,7 +56,9 @@ Over HTTP (requests carry no agent name, and handoffs are ordinary tool calls):
   whose ``match`` holds wins; else the agent whose name occurs in the system text (as whole words,
   case-insensitive, the longest name wins); else ``"*"``.
 * ``handoff:NAME`` resolves to an offered tool named ``transfer_to_<name>`` or ``handoff_to_<name>``
-  (``<name>`` in snake case: ``Orders Agent`` -> ``orders_agent``) or literally ``NAME``.
+  (``<name>`` in snake case: ``Orders Agent`` -> ``orders_agent``) or literally ``NAME``; else to an offered
+  handoff tool (``handoff_tools``) taking the target's name (``agent_name``, ``coworker``, ``member_id``, ...:
+  Strands' ``handoff_to_agent``), called with it set to ``NAME``.
 * the top-level ``handoff_tools`` regex (default ``^(transfer_to|handoff_to|delegate)``) names the tools whose
   results count as handoffs: ``after: handoff`` holds when the latest message is such a result, and
   ``max_handoffs`` counts them.
@@ -663,9 +665,9 @@ def decide(
         text = _answer(policy, rule, conv, agent, rng, output_schema, validate)
         produced = len(text)
     else:
-        name, schema = _resolve(choice, agent, tools, handoffs)
+        name, schema, preset = _resolve(choice, agent, tools, handoffs, behaviour.handoff_tools)
         overrides = (policy.arguments or {}).get(name, {})
-        arguments = json.dumps(_arguments(schema, overrides, rng, conv), ensure_ascii=False)
+        arguments = json.dumps({**_arguments(schema, overrides, rng, conv), **preset}, ensure_ascii=False)
         produced = len(name) + len(arguments)
 
     chars_in = len(system or "") + len(conv.text)
@@ -698,10 +700,28 @@ def _apply_tool_choice(
     return choice
 
 
+#: Parameters of a framework's one handoff tool that name the target agent (Strands ``handoff_to_agent``,
+#: ADK ``transfer_to_agent``: ``agent_name``; CrewAI ``coworker``; Agno ``member_id``).
+TARGET_PARAMETERS = ("agent_name", "agent", "coworker", "member_id", "to_agent", "target_agent")
+
+
+def _target_parameter(tool: ToolSpec) -> str | None:
+    properties = (tool.schema or {}).get("properties")
+    if not isinstance(properties, Mapping):
+        return None
+    return next((p for p in TARGET_PARAMETERS if p in properties), None)
+
+
 def _resolve(
-    choice: str, agent: str | None, tools: Sequence[ToolSpec], handoffs: Sequence[HandoffSpec]
-) -> tuple[str, Mapping[str, Any]]:
-    """The tool a choice names. A handoff is the SDK's handoff, else an offered ``transfer_to_<name>``-like tool."""
+    choice: str,
+    agent: str | None,
+    tools: Sequence[ToolSpec],
+    handoffs: Sequence[HandoffSpec],
+    handoff_pattern: UserPattern | None = None,
+) -> tuple[str, Mapping[str, Any], dict[str, Any]]:
+    """The tool a choice names, and arguments it fixes. A handoff is the SDK's handoff, else an offered
+    ``transfer_to_<name>``-like tool, else an offered handoff tool (``handoff_pattern``) with a parameter
+    naming the target agent (:data:`TARGET_PARAMETERS`), called with that parameter set to the target."""
     kind, _, target = choice.partition(":")
     callable_tools: dict[str, ToolSpec] = {}
     for tool in tools:
@@ -709,15 +729,20 @@ def _resolve(
             callable_tools.setdefault(tool.name, tool)  # the first of a name, as the SDK would pick
     if kind == "tool":
         if target in callable_tools:
-            return target, callable_tools[target].schema or {}
+            return target, callable_tools[target].schema or {}, {}
         available = list(callable_tools)
     else:
         for h in handoffs:
             if target in (h.agent_name, h.tool_name):
-                return h.tool_name, h.schema or {}
+                return h.tool_name, h.schema or {}, {}
         for candidate in (f"transfer_to_{snake(target)}", f"handoff_to_{snake(target)}", target):
             if candidate in callable_tools:
-                return candidate, callable_tools[candidate].schema or {}
+                return candidate, callable_tools[candidate].schema or {}, {}
+        if handoff_pattern is not None:
+            for tool in callable_tools.values():
+                parameter = _target_parameter(tool)
+                if parameter is not None and handoff_pattern.search(tool.name) is not None:
+                    return tool.name, tool.schema or {}, {parameter: target}
         available = [f"handoff:{h.agent_name}" for h in handoffs] or list(callable_tools)
     raise ValueError(
         f"offline behaviour for agent {agent!r} chose {choice!r}, but the agent only has {available}"

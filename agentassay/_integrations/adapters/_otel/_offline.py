@@ -13,6 +13,7 @@ a time and a request belongs to the one trial in flight.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import threading
 from collections.abc import Iterator
@@ -146,9 +147,9 @@ def instrument_http_clients() -> bool:
                 _HTTPX.append(False)
             else:
                 done = False
-                for name in ("HTTPXClientInstrumentor", "HTTPX2ClientInstrumentor"):
+                for library, name in (("httpx", "HTTPXClientInstrumentor"), ("httpx2", "HTTPX2ClientInstrumentor")):
                     cls = getattr(instrumentation, name, None)
-                    if cls is None:
+                    if cls is None or importlib.util.find_spec(library) is None:  # (it warns when missing)
                         continue
                     try:
                         cls().instrument()

@@ -1,0 +1,18 @@
+"""Version 2 of the LangGraph airline workflow: the triage prompt asks to answer general questions first.
+
+``agent`` is the compiled LangGraph graph AgentAssay runs (``agent: examples.frameworks.langgraph.v2:agent``);
+``OFFLINE_BEHAVIOUR`` is what the offline simulator does for this version's agents.
+"""
+
+from __future__ import annotations
+
+from examples.customer_service.airline import ROUTING_V2, TRIAGE_INSTRUCTIONS_V2
+
+from ._behaviour import behaviour
+from ._workflow import build_graph
+
+TRIAGE_INSTRUCTIONS = TRIAGE_INSTRUCTIONS_V2
+
+agent = build_graph(TRIAGE_INSTRUCTIONS)
+
+OFFLINE_BEHAVIOUR = behaviour(ROUTING_V2)

@@ -1,0 +1,232 @@
+"""Strands Agents through the OpenTelemetry capture adapter (issue 24): the airline swarm offline (Strands' own
+OpenAIModel against the offline server), concurrent trials, a v1 -> v2 regression, and the profile's detection,
+tools, per-trial copies and span fix-ups. Runs in .venv-fw-strands (`bash .ci/frameworks.sh strands`); skipped
+where Strands is not installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+pytest.importorskip("strands")
+
+from strands import Agent, tool
+from strands.models.openai import OpenAIModel
+from strands.telemetry import tracer as strands_tracer
+
+from agentassay._integrations.adapters import AgentAdapter, adapter_for, load_adapter
+from agentassay._integrations.adapters._otel import PROFILES, detect, load_profile
+from agentassay._integrations.adapters._otel._strands import HANDOFF_TOOL, fresh, result_text
+from agentassay._integrations.cli import main
+from agentassay._integrations.importers import import_spans
+from agentassay._spec._model import ModelConfig
+from agentassay._traces import Action, Trace, TraceStore
+from examples.customer_service.airline import (
+    FAQ_AGENT,
+    OUT_OF_SCOPE,
+    SEAT_AGENT,
+    TRIAGE_AGENT,
+    TRIAGE_INSTRUCTIONS_V1,
+    faq_lookup_tool,
+)
+from examples.frameworks.strands._workflow import build_swarm
+
+ROOT = Path(__file__).resolve().parents[3]
+SUITE = ROOT / "examples" / "frameworks" / "strands" / "agentassay.yml"
+V1 = "examples.frameworks.strands.v1:swarm"
+V2 = "examples.frameworks.strands.v2:swarm"
+SEAT_Q = "I'd like to change my seat to {seat}. My confirmation number is ABC123."
+_ADAPTERS: dict[str, AgentAdapter] = {}
+
+
+@pytest.fixture(autouse=True)
+def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def offline(entry: str = V1) -> Any:
+    """The example's adapter on the offline server (one per process, as a run makes it)."""
+    if entry not in _ADAPTERS:
+        _ADAPTERS[entry] = load_adapter(entry, model=ModelConfig(provider="offline"), search=[ROOT])
+    return _ADAPTERS[entry]
+
+
+def run_with_spans(question: str, seed: int) -> tuple[Trace, list[dict[str, Any]]]:
+    """One offline trial, and the spans the capture handed to the profile (before its fix-ups)."""
+    adapter = offline()
+    seen: list[list[dict[str, Any]]] = []
+    profile = adapter.profile
+    fix = type(profile).fix_spans
+    profile.fix_spans = lambda spans: seen.append(spans) or fix(profile, spans)  # type: ignore[method-assign]
+    try:
+        trace = asyncio.run(adapter.run(question, seed=seed))
+    finally:
+        del profile.fix_spans
+    return trace, seen[0]
+
+
+def check_seat_trace(trace: Trace, seat: str) -> None:
+    assert [s.action for s in trace.steps] == [Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND], trace.steps
+    handoff, call, respond = trace.steps
+    assert (handoff.agent, handoff.target) == (TRIAGE_AGENT, SEAT_AGENT)
+    assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
+    assert call.arguments == {"confirmation_number": "ABC123", "new_seat": seat}
+    assert call.output == f"Updated seat to {seat} for confirmation number ABC123."
+    assert respond.agent == SEAT_AGENT and seat in trace.output
+    assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+
+
+# -- the profile ------------------------------------------------------------------------------------------
+def test_swarms_and_agents_are_detected_and_traced_by_the_strands_profile() -> None:
+    swarm = build_swarm(TRIAGE_INSTRUCTIONS_V1)
+    assert "strands" in PROFILES
+    assert detect(swarm) == "strands" and detect(swarm.nodes[FAQ_AGENT].executor) == "strands"
+    assert detect(faq_lookup_tool) is None
+    adapter = adapter_for(swarm, entry="x:swarm")
+    assert adapter.name == "otel:strands"
+    config = adapter.config()
+    assert config["framework"] == "strands" and config["agents"] == [TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT]
+
+
+def test_a_tracer_made_before_the_content_opt_in_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent built before AgentAssay set OTEL_SEMCONV_STABILITY_OPT_IN made Strands' tracer without it."""
+    monkeypatch.delenv("OTEL_SEMCONV_STABILITY_OPT_IN", raising=False)
+    monkeypatch.setattr(strands_tracer, "_tracer_instance", None)
+    Agent(name="early", model=OpenAIModel(model_id="gpt-4.1-mini"), callback_handler=None)
+    assert not strands_tracer.get_tracer().use_latest_genai_conventions
+    load_profile("strands").instrument()
+    assert strands_tracer.get_tracer().use_latest_genai_conventions
+
+
+def test_tools_are_every_agents_tools_without_the_swarms_handoff_tool() -> None:
+    swarm = build_swarm(TRIAGE_INSTRUCTIONS_V1)
+    assert HANDOFF_TOOL in swarm.nodes[TRIAGE_AGENT].executor.tool_names
+    tools = load_profile("strands").tools(swarm)
+    assert {(t.name, t.agent) for t in tools} == {("faq_lookup_tool", FAQ_AGENT), ("update_seat", SEAT_AGENT)}
+    seat = next(t for t in tools if t.name == "update_seat")
+    assert seat.parameters["properties"]["new_seat"]["type"] == "string"
+    assert "seat" in seat.description.lower()
+    single = Agent(name="faq", tools=[tool(faq_lookup_tool)], callback_handler=None)
+    assert [(t.name, t.agent) for t in load_profile("strands").tools(single)] == [("faq_lookup_tool", "faq")]
+
+
+def test_each_trial_runs_a_fresh_copy_of_the_swarm() -> None:
+    swarm = build_swarm(TRIAGE_INSTRUCTIONS_V1)
+    copy = fresh(swarm)
+    assert copy is not swarm and list(copy.nodes) == list(swarm.nodes)
+    assert copy.entry_point is copy.nodes[TRIAGE_AGENT].executor
+    assert (copy.max_handoffs, copy.max_iterations) == (swarm.max_handoffs, swarm.max_iterations)
+    for name, node in copy.nodes.items():
+        original = swarm.nodes[name].executor
+        assert node.executor is not original and node.executor.model is original.model
+        assert node.executor.system_prompt == original.system_prompt
+        assert node.executor.tool_names == original.tool_names  # the copy's own handoff tool, from its swarm
+        assert node.executor.messages is not original.messages
+
+
+def test_result_text_reads_strands_tool_result_content() -> None:
+    assert result_text('[{"text": "a"}, {"json": {"b": 1}}]') == 'a\n{"b": 1}'
+    assert result_text("plain") is None and result_text('{"text": "a"}') is None
+
+
+def test_fix_spans_names_agents_turns_the_handoff_tool_into_handoffs_and_unwraps_results() -> None:
+    trace, spans = run_with_spans(SEAT_Q.format(seat="14C"), seed=1)
+    check_seat_trace(trace, "14C")
+    [raw] = import_spans(spans)
+    # Strands' own spans: the handoff is a call of handoff_to_agent, results are content lists.
+    raw_calls = [s for s in raw.trace.steps if s.action is Action.CALL_TOOL]
+    assert [s.tool for s in raw_calls] == [HANDOFF_TOOL, "update_seat"]
+    assert raw_calls[0].arguments["agent_name"] == SEAT_AGENT
+    assert raw_calls[1].output == [{"text": "Updated seat to 14C for confirmation number ABC123."}]
+    before = json.dumps(spans)
+    fixed = load_profile("strands").fix_spans(spans)
+    assert json.dumps(spans) == before  # the capture's spans are not modified
+    [built] = import_spans(fixed)
+    check_seat_trace(built.trace, "14C")
+
+
+def test_faq_and_a_direct_answer_offline() -> None:
+    faq, _ = run_with_spans("How much baggage can I bring?", seed=3)
+    assert [(s.action, s.agent) for s in faq.steps] == [
+        (Action.HANDOFF, TRIAGE_AGENT), (Action.CALL_TOOL, FAQ_AGENT), (Action.RESPOND, FAQ_AGENT),
+    ]
+    assert faq.steps[0].target == FAQ_AGENT
+    assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
+    direct, _ = run_with_spans("Can you book me a hotel in Paris for tonight?", seed=3)
+    assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE_AGENT)]
+    assert direct.output == OUT_OF_SCOPE
+
+
+def test_a_specialist_hands_back_to_triage() -> None:
+    trace, _ = run_with_spans("How much baggage can I bring? And something else.", seed=2)
+    assert [(s.action, s.agent, s.target) for s in trace.steps] == [
+        (Action.HANDOFF, TRIAGE_AGENT, FAQ_AGENT),
+        (Action.CALL_TOOL, FAQ_AGENT, None),
+        (Action.HANDOFF, FAQ_AGENT, TRIAGE_AGENT),
+        (Action.RESPOND, TRIAGE_AGENT, None),
+    ]
+    assert trace.output.startswith("Thanks for waiting.")
+
+
+def test_a_failing_tool_is_the_calls_error() -> None:
+    trace, _ = run_with_spans("Please change my seat, confirmation ABC123.", seed=2)
+    call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
+    assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
+    assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
+
+
+# -- concurrency ------------------------------------------------------------------------------------------
+def test_eight_concurrent_trials_keep_their_traces_apart() -> None:
+    adapter = offline()
+    seats = [f"{i + 2}{'ABCDEF'[i % 6]}" for i in range(8)]
+
+    async def run() -> list[Trace]:
+        return await asyncio.gather(*(adapter.run(SEAT_Q.format(seat=s), seed=i) for i, s in enumerate(seats)))
+
+    traces = asyncio.run(run())
+    for seat, trace in zip(seats, traces, strict=True):
+        check_seat_trace(trace, seat)
+        others = [s for s in seats if s != seat]
+        assert not any(s in json.dumps(trace.to_dict()) for s in others)
+    assert len({t.metadata.extra["trace_id"] for t in traces}) == 8 and adapter.escaped == 0
+
+
+# -- the example through the CLI --------------------------------------------------------------------------
+def seat_suite(tmp_path: Path) -> Path:
+    """The example's suite with its seat_change scenario only (the one v2 regresses), to keep the run short."""
+    suite = yaml.safe_load(SUITE.read_text(encoding="utf-8"))
+    suite["scenarios"] = [s for s in suite["scenarios"] if s["name"] == "seat_change"]
+    path = tmp_path / "agentassay.yml"
+    path.write_text(yaml.safe_dump(suite, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_the_example_offline_records_full_traces_and_v2_is_blocked(tmp_path: Path) -> None:
+    suite, store, base = seat_suite(tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
+    assert main(["run", str(suite), "--full", "--trials", "30", "-o", base, "--store", store, "-q"]) == 0
+    with TraceStore(store) as s:
+        [traces] = [[r.trace for r in s.query(v)] for v in s.versions()]
+    assert len(traces) == 45
+    kinds = set()
+    for trace in traces:
+        assert trace.metadata.adapter == "otel:strands" and trace.output
+        assert trace.steps and all(s.agent in (TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT) for s in trace.steps)
+        assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+        for step in trace.steps:
+            kinds.add(step.action)
+            if step.action is Action.CALL_TOOL:
+                assert step.tool in ("faq_lookup_tool", "update_seat") and step.arguments and step.output
+            if step.action is Action.HANDOFF:
+                assert step.target in (TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT) and step.target != step.agent
+        if [(s.action, s.target) for s in trace.steps[:1]] == [(Action.HANDOFF, SEAT_AGENT)] and len(trace.steps) == 3:
+            check_seat_trace(trace, "14C")
+    assert kinds == {Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND}
+    code = main(["check", str(suite), "--agent", V2, "--baseline", base, "--trials", "30",
+                 "-o", str(tmp_path / "cand.json"), "--no-store", "-q"])  # fmt: skip
+    assert code == 1, "v2's triage mis-routes seat changes: the check blocks"

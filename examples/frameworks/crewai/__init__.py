@@ -1,0 +1,1 @@
+"""The airline customer-service workflow in CrewAI: ``v1`` (baseline) and ``v2`` (the regressed triage prompt)."""

@@ -2,11 +2,11 @@
 
     python benchmarks/frameworks.py                        # the generic profile, in this environment
     .venv-fw-langgraph/bin/python benchmarks/frameworks.py --framework langgraph
-    python benchmarks/frameworks.py --render               # docs/frameworks.md's table from every JSON
+    python benchmarks/frameworks.py --render               # docs/frameworks.md's table from the data
 
 Each framework runs in its own environment (.ci/frameworks.sh makes them), so each run measures one
-framework and writes ``benchmarks/results/frameworks-<name>.json``; ``--render`` puts every committed
-result into the table of docs/frameworks.md. A framework is driven by its example workflow
+framework and replaces its entry in ``benchmarks/results/frameworks.json``; the table of docs/frameworks.md
+is rendered from that file. A framework is driven by its example workflow
 (examples/frameworks/<name>/v1.py) on the offline model, through the real adapter; the generic profile
 (``otel``) by a callable that reports GenAI spans itself (no HTTP).
 
@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._harness import Timer, parser, run_info, today  # noqa: E402
+from benchmarks._harness import Timer, load_result, parser, run_info, today, write_report  # noqa: E402
 
 BEGIN, END = "<!-- frameworks:figures -->", "<!-- /frameworks:figures -->"
 INPUT = "I'd like to change my seat to 14C. My confirmation number is ABC123."
@@ -148,16 +148,17 @@ def _row(r: dict[str, Any]) -> str:
     )
 
 
-def markdown(results: list[dict[str, Any]]) -> Any:
+def markdown(data: dict[str, Any]) -> Any:
+    """docs/frameworks.md's figures block from ``frameworks.json`` (framework -> its latest run)."""
+    results = [data[name] for name in sorted(data)]
     lines = [
         BEGIN,
         "",
         "Measured by `benchmarks/frameworks.py`, each framework in its own environment, on its example workflow "
         "driven by the offline model (the seat-change input: triage, a handoff, `update_seat`, the answer); "
         "`otel` is a callable reporting the same GenAI spans itself, no HTTP. *Overhead* is the trial's time "
-        "through the capture adapter minus the framework's own call inside it (200 trials, no tracing of "
-        "allocations; results measured before that split ran under `tracemalloc`, which inflates it); *heap* "
-        "is `tracemalloc`'s current size after 100 trials and after all of them.",
+        "through the capture adapter minus the framework's own call inside it, over 200 trials timed without "
+        "tracing allocations; *heap* is `tracemalloc`'s current size after 100 more trials and after all of them.",
         "",
         "| framework | trials | framework's call (ms, median) | capture overhead (ms, median) | p90 | heap (KiB) 100 → all | escaped spans |",
         "|---|---:|---:|---:|---:|---|---:|",
@@ -180,29 +181,25 @@ def markdown(results: list[dict[str, Any]]) -> Any:
     return update
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = parser(__doc__)
     ap.add_argument("--framework", default="otel", help="the profile to measure (its environment must have it)")
     ap.add_argument("--trials", type=int, default=1000)
-    args = ap.parse_args()
-    name = f"frameworks-{args.framework}"
+    args = ap.parse_args(argv)
     if args.render:
-        results = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(args.out.glob("frameworks-*.json"))]
-        update = markdown(results)
-        page = args.docs / "frameworks.md"
-        new = update(page.read_text(encoding="utf-8") if page.exists() else None)
-        if new is not None:
-            page.write_text(new, encoding="utf-8")
-        print(f"wrote {page} from {len(results)} results")
+        write_report(args, "frameworks", load_result(args, "frameworks"), markdown)
         return
     timer = Timer()
     trials = 200 if args.quick else args.trials
     result = measure(args.framework, trials, warm=min(100, trials // 2), timed_trials=min(200, trials))
-    data = {**run_info(args.quick, date=today()), "result": result, "seconds": timer.seconds}
-    out = args.out / f"{name}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2))
+    # One file for every framework, each run replacing its own framework's entry (each runs in its own venv).
+    try:
+        data = load_result(args, "frameworks")
+    except FileNotFoundError:
+        data = {}
+    data[args.framework] = {**run_info(args.quick, date=today()), "result": result, "seconds": timer.seconds}
+    write_report(args, "frameworks", dict(sorted(data.items())), markdown, seconds=timer.seconds)
 
 
 if __name__ == "__main__":

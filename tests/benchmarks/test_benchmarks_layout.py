@@ -29,6 +29,7 @@ RENDERED = {
     "coverage": ("coverage-behavioural", "coverage-behavioural"),
     "decisiveness": ("decisiveness", "decisiveness"),
     "fingerprints": ("fingerprints", "fingerprints"),
+    "frameworks": ("frameworks", "frameworks"),
     "gate": ("gate", "gate"),
     "importers": ("importers", "trace-first"),
     "judge": ("judge", "judge"),

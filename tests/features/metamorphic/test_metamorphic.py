@@ -292,7 +292,7 @@ def test_each_transformation_does_what_it_says() -> None:
 
 def test_noise_and_paraphrases_say_nothing_the_example_workflow_reacts_to() -> None:
     from agentassay._features.metamorphic import PARAPHRASES
-    from examples.customer_service import _workflow as w
+    from examples.customer_service import airline as w
 
     texts = [*NOISE, *(t.format(input="") for slot in PARAPHRASES for t in slot)]
     for pattern in (

@@ -248,7 +248,7 @@ def test_a_changed_agent_source_never_pools(here: Path, monkeypatch: pytest.Monk
     name = f"poolagent_{uuid.uuid4().hex[:8]}"  # a fresh package: sys.modules must not hold an older copy
     pkg = here / name
     pkg.mkdir()
-    for f in ("__init__.py", "_workflow.py", "v1.py"):
+    for f in ("__init__.py", "_workflow.py", "airline.py", "v1.py"):
         shutil.copy(EXAMPLE / f, pkg / f)
     (pkg / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(here))
@@ -256,7 +256,7 @@ def test_a_changed_agent_source_never_pools(here: Path, monkeypatch: pytest.Monk
     assert record(suite, here / "b1.json")[0] in RAN
     b1 = load_results(here / "b1.json")
     source = b1.agent["identity"]["agent"]["source"]
-    assert set(source["files"]) == {f"{name}/__init__.py", f"{name}/_workflow.py", f"{name}/v1.py"}
+    assert set(source["files"]) == {f"{name}/{f}" for f in ("__init__.py", "_workflow.py", "airline.py", "v1.py")}
     # Unchanged: pools.
     record(suite, here / "b2.json", "--pool", str(here / "b1.json"))
     assert load_results(here / "b2.json").sections["pool"]["pooled"] is True

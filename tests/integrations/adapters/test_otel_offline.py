@@ -151,7 +151,8 @@ def test_a_real_provider_judge_does_not_reach_the_simulator(project: Path, monke
     load_adapter("toy_orders_agent:agent", framework="otel", model=ModelConfig(provider="offline"), root=project)
     import os
 
-    assert os.environ["OPENAI_API_KEY"] == "offline" and os.environ["OPENAI_BASE_URL"].startswith("http://127.0.0.1:")
+    assert os.environ["OPENAI_API_KEY"] == "sk-users-own"  # kept: module code and redaction see the user's key
+    assert os.environ["OPENAI_BASE_URL"].startswith("http://127.0.0.1:")
     assert user_openai_settings() == {"base_url": OPENAI_URL, "api_key": "sk-users-own"}
 
     from agentassay._features.judge._config import JudgeConfig

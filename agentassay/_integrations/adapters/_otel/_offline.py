@@ -2,7 +2,7 @@
 
 The framework is not touched: the process's :class:`OfflineEndpoint` starts the simulator's OpenAI-compatible
 server on 127.0.0.1 and points the standard base-URL settings at it (``OPENAI_BASE_URL``; ``OPENAI_API_BASE``,
-which LlamaIndex reads instead; a placeholder ``OPENAI_API_KEY``, so no real key is ever sent) *before* the
+which LlamaIndex reads instead; a placeholder ``OPENAI_API_KEY`` when none is set) *before* the
 agent's module is imported, since frameworks build their clients at import. One server serves every agent
 of the process (a module imported once keeps the clients it built): each trial registers its trace id with
 its seed and its agent's behaviour table, and HTTP clients are instrumented to send W3C ``traceparent``, so
@@ -73,7 +73,11 @@ class OfflineEndpoint:
             if self._saved is None:
                 self._saved = {k: os.environ.get(k) for k in ENV_KEYS}
             url = self.server.base_url
-            os.environ.update(dict(zip(ENV_KEYS, (url, url, "offline"), strict=True)))
+            os.environ.update({"OPENAI_BASE_URL": url, "OPENAI_API_BASE": url})
+            # A key the user set stays (module code may read it at import, and redaction must keep seeing it);
+            # it only ever travels to 127.0.0.1 now. Clients that insist on one get a placeholder.
+            if not os.environ.get("OPENAI_API_KEY"):
+                os.environ["OPENAI_API_KEY"] = "offline"
         try:
             yield self
         finally:

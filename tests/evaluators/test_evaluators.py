@@ -203,7 +203,9 @@ def test_entry_error_without_a_key_names_the_scenario() -> None:
     assert (info.value.key, info.value.line) == ("scenario 's'", 3)
 
 
-def test_judge_hook(checks_dir: Path) -> None:
+def test_judge_hook(checks_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On its own path, not by grace of an earlier test's lookup (xdist may run this one first).
+    monkeypatch.syspath_prepend(str(checks_dir))
     import aa_test_checks  # type: ignore[import-not-found]
 
     ev = evaluator(

@@ -24,23 +24,12 @@ from typing import Any, ClassVar
 
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import attr as _attr
+from ._spans import set_attr as _set
 
 #: The key of ``kickoff(inputs=...)`` that carries the scenario input (a task description holds ``{input}``).
 INPUT_KEY = "input"
 ASSEMBLER_LOGGER = "openinference.instrumentation.crewai._event_assembler"
-
-
-def _attr(span: Mapping[str, Any], key: str) -> Any:
-    for kv in span.get("attributes") or ():
-        if kv.get("key") == key:
-            value = kv.get("value") or {}
-            return next(iter(value.values()), None) if isinstance(value, Mapping) else value
-    return None
-
-
-def _set(span: dict[str, Any], key: str, value: str) -> None:
-    attrs = [kv for kv in span.get("attributes") or () if kv.get("key") != key]
-    span["attributes"] = [*attrs, {"key": key, "value": {"stringValue": value}}]
 
 
 class CrewAIProfile(Profile):

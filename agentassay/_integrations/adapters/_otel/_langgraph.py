@@ -30,6 +30,9 @@ from typing import Any, ClassVar
 
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import attrs as _attrs
+from ._spans import loads_json as _json
+from ._spans import set_attr as _set
 
 #: Tools that pass control to another node of the parent graph (LangGraph docs, supervisor, swarm).
 HANDOFF_TOOL = re.compile(r"^transfer_(?:back_)?to_(.+)$")
@@ -196,40 +199,6 @@ def _content_text(content: Any) -> Any:
 
 
 # -- span repair (OTLP JSON span objects) -----------------------------------------------------------
-def _value(any_value: Mapping[str, Any]) -> Any:
-    for key in ("stringValue", "boolValue", "doubleValue"):
-        if key in any_value:
-            return any_value[key]
-    if "intValue" in any_value:
-        return int(any_value["intValue"])
-    return None
-
-
-def _attrs(span: Mapping[str, Any]) -> dict[str, Any]:
-    return {kv["key"]: _value(kv.get("value") or {}) for kv in span.get("attributes") or []}
-
-
-def _set(span: dict[str, Any], key: str, value: Any) -> None:
-    """Set (or, with None, remove) a string/int/bool attribute of an OTLP span object."""
-    kvs = [kv for kv in span.get("attributes") or [] if kv.get("key") != key]
-    if value is not None:
-        if isinstance(value, bool):
-            encoded: dict[str, Any] = {"boolValue": value}
-        elif isinstance(value, int):
-            encoded = {"intValue": str(value)}
-        else:
-            encoded = {"stringValue": str(value)}
-        kvs.append({"key": key, "value": encoded})
-    span["attributes"] = kvs
-
-
-def _json(text: Any) -> Any:
-    if isinstance(text, str) and text[:1] in ("{", "["):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return None
-    return None
 
 
 def _namespace(meta: Mapping[str, Any]) -> list[str]:

@@ -23,6 +23,8 @@ from ...._features.structure._extract import slug
 from ...._features.structure._model import AgentNode, Delegation, Edge, Manifest, ToolNode
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import attr as _attr
+from ._spans import set_attr as _set
 
 #: A tool whose name says it transfers to an agent (snake-cased agent name after the prefix).
 TRANSFER = re.compile(r"^(?:transfer_to|handoff_to)_(?P<agent>.+)$")
@@ -263,18 +265,6 @@ def _unique_ids(names: list[str], reserved: Any) -> list[str]:
 
 
 # -- OTLP span dicts ------------------------------------------------------------------------------------
-def _attr(span: dict[str, Any], key: str) -> Any:
-    for kv in span.get("attributes") or ():
-        if kv.get("key") == key:
-            value = kv.get("value") or {}
-            return next(iter(value.values()), None)
-    return None
-
-
-def _set(span: dict[str, Any], key: str, value: str) -> None:
-    attributes = [kv for kv in span.get("attributes") or () if kv.get("key") != key]
-    attributes.append({"key": key, "value": {"stringValue": value}})
-    span["attributes"] = attributes
 
 
 def _running_above(span: dict[str, Any], by_id: dict[Any, dict[str, Any]]) -> set[str]:

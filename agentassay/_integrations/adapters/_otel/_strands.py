@@ -36,6 +36,9 @@ from typing import Any, ClassVar
 
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import attrs as _attrs
+from ._spans import loads_json as _json
+from ._spans import set_attr as _set
 
 HANDOFF_TOOL = "handoff_to_agent"  # the tool a Swarm gives each of its agents
 SEMCONV = "gen_ai_latest_experimental,gen_ai_tool_definitions,gen_ai_span_attributes_only"
@@ -182,36 +185,6 @@ def fresh(obj: Any) -> Any:
 
 # -- span repair (OTLP JSON span objects) -----------------------------------------------------------
 _OP = "gen_ai.operation.name"
-
-
-def _value(any_value: Mapping[str, Any]) -> Any:
-    for key in ("stringValue", "boolValue", "doubleValue"):
-        if key in any_value:
-            return any_value[key]
-    if "intValue" in any_value:
-        return int(any_value["intValue"])
-    return None
-
-
-def _attrs(span: Mapping[str, Any]) -> dict[str, Any]:
-    return {kv["key"]: _value(kv.get("value") or {}) for kv in span.get("attributes") or []}
-
-
-def _set(span: dict[str, Any], key: str, value: str | None) -> None:
-    """Set (or, with None, remove) a string attribute of an OTLP span object."""
-    kvs = [kv for kv in span.get("attributes") or [] if kv.get("key") != key]
-    if value is not None:
-        kvs.append({"key": key, "value": {"stringValue": value}})
-    span["attributes"] = kvs
-
-
-def _json(text: Any) -> Any:
-    if isinstance(text, str) and text[:1] in ("{", "["):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return None
-    return None
 
 
 def result_text(result: Any) -> str | None:

@@ -1,0 +1,54 @@
+"""Reading and repairing OTLP JSON span objects: what every profile's ``fix_spans`` works on."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+
+def value(any_value: Mapping[str, Any]) -> Any:
+    """A scalar ``AnyValue`` (string, bool, double, int); None for arrays, maps and nothing."""
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in any_value:
+            return any_value[key]
+    if "intValue" in any_value:
+        return int(any_value["intValue"])
+    return None
+
+
+def attrs(span: Mapping[str, Any]) -> dict[str, Any]:
+    """A span's scalar attributes as a dict."""
+    return {kv["key"]: value(kv.get("value") or {}) for kv in span.get("attributes") or []}
+
+
+def attr(span: Mapping[str, Any], key: str) -> Any:
+    """One scalar attribute of a span, or None."""
+    for kv in span.get("attributes") or ():
+        if kv.get("key") == key:
+            return value(kv.get("value") or {})
+    return None
+
+
+def set_attr(span: dict[str, Any], key: str, new: Any) -> None:
+    """Set (or, with None, remove) a string, int or bool attribute of a span."""
+    kvs = [kv for kv in span.get("attributes") or [] if kv.get("key") != key]
+    if new is not None:
+        if isinstance(new, bool):
+            encoded: dict[str, Any] = {"boolValue": new}
+        elif isinstance(new, int):
+            encoded = {"intValue": str(new)}
+        else:
+            encoded = {"stringValue": str(new)}
+        kvs.append({"key": key, "value": encoded})
+    span["attributes"] = kvs
+
+
+def loads_json(text: Any) -> Any:
+    """JSON text that is an object or array, decoded; None for anything else."""
+    if isinstance(text, str) and text[:1] in ("{", "["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
+    return None

@@ -61,6 +61,22 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "node"
 
 
+class SlugClaims:
+    """Distinct ids from names: each name's slug, with ``_2``, ``_3``, … after the first taken (ids of a manifest)."""
+
+    def __init__(self, reserved: Iterable[str] = ()) -> None:
+        self.taken = set(reserved)
+
+    def claim(self, name: str) -> str:
+        base = slug(name)
+        candidate, n = base, 1
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{base}_{n}"
+        self.taken.add(candidate)
+        return candidate
+
+
 def _class_slug(name: str) -> str:
     """``ResearchManager`` → ``research_manager`` (a class name's words are its capitals)."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
@@ -164,16 +180,7 @@ class _Walker:
     # -- naming -----------------------------------------------------------------------------------
     def ids(self) -> tuple[list[str], list[str]]:
         """Agent ids (BFS order), then tool ids, all distinct from each other and ``reserved``."""
-        taken = set(self.reserved)
-
-        def claim(name: str) -> str:
-            base = slug(name)
-            candidate, n = base, 1
-            while candidate in taken:
-                n += 1
-                candidate = f"{base}_{n}"
-            taken.add(candidate)
-            return candidate
+        claim = SlugClaims(self.reserved).claim
 
         agent_ids = [claim(str(a.name)) for a in self.agents]
         tool_ids = [claim(_tool_name(t)) for t in self.tools]
@@ -357,16 +364,7 @@ def _factory_agent(fn: Any, sdk: Any) -> tuple[Any, str]:
 # -- other frameworks' agent graphs ---------------------------------------------------------------
 def _graph_manifest(graph: dict[str, Any], *, system: str | None, entry: str | None) -> Manifest:
     """A framework's agent graph as a manifest: its agents, one tool node per tool name, handoff edges."""
-    taken: set[str] = set()
-
-    def claim(name: str) -> str:
-        base = slug(name)
-        candidate, n = base, 1
-        while candidate in taken:
-            n += 1
-            candidate = f"{base}_{n}"
-        taken.add(candidate)
-        return candidate
+    claim = SlugClaims().claim
 
     agent_ids = {str(a["name"]): claim(str(a["name"])) for a in graph["agents"]}
     tools: dict[str, ToolNode] = {}

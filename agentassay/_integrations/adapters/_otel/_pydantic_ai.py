@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from ...._features.structure._extract import slug
+from ...._features.structure._extract import SlugClaims
 from ...._features.structure._model import AgentNode, Delegation, Edge, Manifest, ToolNode
 from .._base import ToolInfo
 from ._profile import Profile
@@ -89,14 +89,14 @@ class PydanticAIProfile(Profile):
         ``system`` is the entry agent's slug and ``source`` is unset: the caller names both.
         """
         agents = list(agents_of(obj))
-        ids = _unique_ids([agent_name(a) for a in agents], reserved=())
+        claims = SlugClaims()
+        ids = [claims.claim(agent_name(a)) for a in agents]
         agent_ids = {id(a): ids[i] for i, a in enumerate(agents)}
         by_name = {_snake(agent_name(a)): a for a in agents}
         tools: list[ToolNode] = []
         tool_ids: dict[tuple[str, str], str] = {}
         allow: list[Edge] = []
         delegations: list[Delegation] = []
-        taken = set(ids)
         for agent in agents:
             reached = {id(a) for a in _delegates(agent)}
             for tool in _tool_defs(agent):
@@ -108,8 +108,7 @@ class PydanticAIProfile(Profile):
                     continue
                 key = (tool.name, tool.description or "")
                 if key not in tool_ids:
-                    tool_ids[key] = _unique_ids([tool.name], reserved=taken)[0]
-                    taken.add(tool_ids[key])
+                    tool_ids[key] = claims.claim(tool.name)
                     tools.append(ToolNode(tool_ids[key], tool.name, "function", _first_line(tool.description),
                                           dict(tool.parameters or {})))
                 allow.append((agent_ids[id(agent)], tool_ids[key]))
@@ -248,20 +247,6 @@ def agents_of(root: Any) -> list[Any]:
 def _target_of(tool_name: str, by_snake: dict[str, Any]) -> Any:
     found = TRANSFER.match(tool_name)
     return by_snake.get(found.group("agent")) if found else None
-
-
-def _unique_ids(names: list[str], reserved: Any) -> list[str]:
-    taken = set(reserved)
-    out = []
-    for name in names:
-        base = slug(name)
-        candidate, n = base, 1
-        while candidate in taken:
-            n += 1
-            candidate = f"{base}_{n}"
-        taken.add(candidate)
-        out.append(candidate)
-    return out
 
 
 # -- OTLP span dicts ------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._errors import AgentAssayError
+from ._quoted import quoted_items, tool_output
 from ._simulator import MODEL_NAME, Behaviour, Decision, ToolSpec, decide, load_behaviour, read_conversation
 
 __all__ = ["MAX_BODY", "OfflineServer", "TrialSeeds"]
@@ -127,7 +128,8 @@ def _messages(body: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         if role in ("system", "developer"):
             system.append(text)
         elif role == "tool":
-            items.append({"type": "function_call_output", "call_id": message.get("tool_call_id"), "output": text})
+            output = tool_output(text)
+            items.append({"type": "function_call_output", "call_id": message.get("tool_call_id"), "output": output})
         elif role == "function":  # the legacy function-calling shape
             items.append({"type": "function_call_output", "call_id": message.get("name"), "output": text})
         elif role == "assistant":
@@ -153,6 +155,8 @@ def _messages(body: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
                         "arguments": function.get("arguments") or "",
                     }
                 )
+        elif role == "user" and (quoted := quoted_items(text, items)) is not None:
+            items.extend(quoted)  # other agents' turns quoted as a user message (Google ADK): what they were
         else:
             items.append({"role": role, "content": text})
     return "\n".join(system), items

@@ -14,6 +14,7 @@ from ._profile import Profile
 
 #: name -> (the profile's module here, the module prefixes whose classes are that framework's)
 PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "adk": ("._adk", ("google.adk",)),  # an ADK agent tree (LlmAgent with sub_agents, workflow agents) or App
     "crewai": ("._crewai", ("crewai",)),  # a crewai.Crew
     "langgraph": ("._langgraph", ("langgraph",)),  # a compiled graph (CompiledStateGraph / Pregel)
     "otel": ("._profile", ()),  # a callable that reports OpenTelemetry GenAI / OpenInference spans itself

@@ -1,0 +1,208 @@
+"""Google ADK through the OpenTelemetry capture adapter (issue 24): the airline agent tree offline (LiteLLM's
+OpenAI route against the offline server), concurrent trials, a v1 -> v2 regression, and the profile's detection,
+tools and span fix-ups. Runs in .venv-fw-adk (`bash .ci/frameworks.sh adk`); skipped where ADK is not installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+pytest.importorskip("google.adk")
+
+from google.adk.agents import LlmAgent
+from google.adk.apps import App
+
+from agentassay._integrations.adapters import AgentAdapter, AgentRunError, adapter_for, load_adapter
+from agentassay._integrations.adapters._otel import PROFILES, detect, load_profile
+from agentassay._integrations.adapters._otel._adk import HANDOFF_TOOL, agents_of, result_value
+from agentassay._integrations.cli import main
+from agentassay._integrations.importers import import_spans
+from agentassay._spec._model import ModelConfig
+from agentassay._traces import Action, Trace, TraceStore
+from examples.customer_service.airline import OUT_OF_SCOPE, TRIAGE_INSTRUCTIONS_V1, faq_lookup_tool
+from examples.frameworks.adk._workflow import FAQ, SEAT, TRIAGE, build_triage_agent
+
+ROOT = Path(__file__).resolve().parents[3]
+SUITE = ROOT / "examples" / "frameworks" / "adk" / "agentassay.yml"
+V1 = "examples.frameworks.adk.v1:agent"
+V2 = "examples.frameworks.adk.v2:agent"
+SEAT_Q = "I'd like to change my seat to {seat}. My confirmation number is ABC123."
+_ADAPTERS: dict[str, AgentAdapter] = {}
+
+
+@pytest.fixture(autouse=True)
+def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def offline(entry: str = V1) -> Any:
+    """The example's adapter on the offline server (one per process, as a run makes it)."""
+    if entry not in _ADAPTERS:
+        _ADAPTERS[entry] = load_adapter(entry, model=ModelConfig(provider="offline"), search=[ROOT])
+    return _ADAPTERS[entry]
+
+
+def run_with_spans(question: str, seed: int) -> tuple[Trace, list[dict[str, Any]]]:
+    """One offline trial, and the spans the capture handed to the profile (before its fix-ups)."""
+    adapter = offline()
+    seen: list[list[dict[str, Any]]] = []
+    profile = adapter.profile
+    fix = type(profile).fix_spans
+    profile.fix_spans = lambda spans: seen.append(spans) or fix(profile, spans)  # type: ignore[method-assign]
+    try:
+        trace = asyncio.run(adapter.run(question, seed=seed))
+    finally:
+        del profile.fix_spans
+    return trace, seen[0]
+
+
+def check_seat_trace(trace: Trace, seat: str) -> None:
+    assert [s.action for s in trace.steps] == [Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND], trace.steps
+    handoff, call, respond = trace.steps
+    assert (handoff.agent, handoff.target) == (TRIAGE, SEAT)
+    assert (call.agent, call.tool) == (SEAT, "update_seat")
+    assert call.arguments == {"confirmation_number": "ABC123", "new_seat": seat}
+    assert call.output == f"Updated seat to {seat} for confirmation number ABC123."
+    assert respond.agent == SEAT and seat in trace.output and not trace.output.startswith("{")
+    assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+
+
+# -- the profile ------------------------------------------------------------------------------------------
+def test_agent_trees_and_apps_are_detected_and_traced_by_the_adk_profile() -> None:
+    triage = build_triage_agent(TRIAGE_INSTRUCTIONS_V1)
+    assert "adk" in PROFILES
+    assert detect(triage) == "adk" and detect(triage.sub_agents[0]) == "adk"
+    assert detect(App(name="airline", root_agent=triage)) == "adk"
+    assert detect(faq_lookup_tool) is None
+    adapter = adapter_for(triage, entry="x:agent")
+    assert adapter.name == "otel:adk"
+    config = adapter.config()
+    assert config["framework"] == "adk" and config["agents"] == [TRIAGE, FAQ, SEAT] and config["adk"]
+
+
+def test_tools_are_every_agents_tools_without_the_transfer_tool() -> None:
+    triage = build_triage_agent(TRIAGE_INSTRUCTIONS_V1)
+    for obj in (triage, App(name="airline", root_agent=triage)):
+        assert [a.name for a in agents_of(obj)] == [TRIAGE, FAQ, SEAT]
+        tools = load_profile("adk").tools(obj)
+        assert {(t.name, t.agent) for t in tools} == {("faq_lookup_tool", FAQ), ("update_seat", SEAT)}
+    seat = next(t for t in tools if t.name == "update_seat")
+    assert seat.parameters["properties"]["new_seat"]["type"] == "string"
+    assert "seat" in seat.description.lower() and HANDOFF_TOOL not in {t.name for t in tools}
+    single = LlmAgent(name="faq", tools=[faq_lookup_tool])
+    assert [(t.name, t.agent) for t in load_profile("adk").tools(single)] == [("faq_lookup_tool", "faq")]
+
+
+def test_result_value_unwraps_adks_function_responses() -> None:
+    assert result_value('{"result": "a"}') == ("a", None)
+    assert result_value('{"error": "boom"}') == (None, "boom")
+    assert result_value('{"a": 1, "b": 2}') == ({"a": 1, "b": 2}, None)
+
+
+def test_fix_spans_turns_the_transfer_tool_into_handoffs_and_unwraps_results() -> None:
+    trace, spans = run_with_spans(SEAT_Q.format(seat="14C"), seed=1)
+    check_seat_trace(trace, "14C")
+    [raw] = import_spans(spans)
+    # ADK's own spans: the handoff is a call of transfer_to_agent, results are function responses.
+    raw_calls = [s for s in raw.trace.steps if s.action is Action.CALL_TOOL]
+    assert [s.tool for s in raw_calls] == [HANDOFF_TOOL, "update_seat"]
+    assert raw_calls[0].arguments == {"agent_name": SEAT} and raw_calls[0].agent == TRIAGE
+    assert raw_calls[1].output == {"result": "Updated seat to 14C for confirmation number ABC123."}
+    before = json.dumps(spans)
+    fixed = load_profile("adk").fix_spans(spans)
+    assert json.dumps(spans) == before  # the capture's spans are not modified
+    [built] = import_spans(fixed)
+    check_seat_trace(built.trace, "14C")
+    assert trace.metadata.extra["trace_id"]
+
+
+def test_faq_and_a_direct_answer_offline() -> None:
+    faq, _ = run_with_spans("How much baggage can I bring?", seed=4)
+    assert [(s.action, s.agent) for s in faq.steps] == [
+        (Action.HANDOFF, TRIAGE), (Action.CALL_TOOL, FAQ), (Action.RESPOND, FAQ),
+    ]
+    assert faq.steps[0].target == FAQ
+    assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
+    direct, _ = run_with_spans("Can you book me a hotel in Paris for tonight?", seed=4)
+    assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE)]
+    assert direct.output == OUT_OF_SCOPE
+
+
+def test_a_specialist_hands_back_to_triage() -> None:
+    trace, _ = run_with_spans("How much baggage can I bring? And something else.", seed=2)
+    assert [(s.action, s.agent, s.target) for s in trace.steps] == [
+        (Action.HANDOFF, TRIAGE, FAQ),
+        (Action.CALL_TOOL, FAQ, None),
+        (Action.HANDOFF, FAQ, TRIAGE),
+        (Action.RESPOND, TRIAGE, None),
+    ]
+    assert trace.output.startswith("Thanks for waiting. You are allowed to bring one bag")
+
+
+def test_a_failing_tool_ends_the_run_with_the_calls_error() -> None:
+    """ADK does not hand a tool's exception to the model: the run fails, the call carries the error."""
+    with pytest.raises(AgentRunError) as failed:
+        run_with_spans("Please change my seat, confirmation ABC123.", seed=2)
+    trace = failed.value.trace
+    call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
+    assert (call.agent, call.tool) == (SEAT, "update_seat")
+    assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
+    assert trace.steps[-1].action is Action.ERROR and "invalid seat" in (trace.error or "")
+
+
+# -- concurrency ------------------------------------------------------------------------------------------
+def test_eight_concurrent_trials_keep_their_traces_apart() -> None:
+    adapter = offline()
+    seats = [f"{i + 2}{'ABCDEF'[i % 6]}" for i in range(8)]
+
+    async def run() -> list[Trace]:
+        return await asyncio.gather(*(adapter.run(SEAT_Q.format(seat=s), seed=100 + i) for i, s in enumerate(seats)))
+
+    traces = asyncio.run(run())
+    for seat, trace in zip(seats, traces, strict=True):
+        check_seat_trace(trace, seat)
+        others = [s for s in seats if s != seat]
+        assert not any(s in json.dumps(trace.to_dict()) for s in others)
+    assert len({t.metadata.extra["trace_id"] for t in traces}) == 8 and adapter.escaped == 0
+    assert not adapter._serial  # requests carried traceparent: the trials really ran concurrently
+
+
+# -- the example through the CLI --------------------------------------------------------------------------
+def seat_suite(tmp_path: Path) -> Path:
+    """The example's suite with its seat_change scenario only (the one v2 regresses), to keep the run short."""
+    suite = yaml.safe_load(SUITE.read_text(encoding="utf-8"))
+    suite["scenarios"] = [s for s in suite["scenarios"] if s["name"] == "seat_change"]
+    path = tmp_path / "agentassay.yml"
+    path.write_text(yaml.safe_dump(suite, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_the_example_offline_records_full_traces_and_v2_is_blocked(tmp_path: Path) -> None:
+    suite, store, base = seat_suite(tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
+    assert main(["run", str(suite), "--full", "--trials", "30", "-o", base, "--store", store, "-q"]) == 0
+    with TraceStore(store) as s:
+        [traces] = [[r.trace for r in s.query(v)] for v in s.versions()]
+    assert len(traces) == 45
+    kinds = set()
+    for trace in traces:
+        assert trace.metadata.adapter == "otel:adk" and trace.output
+        assert trace.steps and all(s.agent in (TRIAGE, FAQ, SEAT) for s in trace.steps)
+        assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+        for step in trace.steps:
+            kinds.add(step.action)
+            if step.action is Action.CALL_TOOL:
+                assert step.tool in ("faq_lookup_tool", "update_seat") and step.arguments and step.output
+            if step.action is Action.HANDOFF:
+                assert step.target in (TRIAGE, FAQ, SEAT) and step.target != step.agent
+        if [(s.action, s.target) for s in trace.steps[:1]] == [(Action.HANDOFF, SEAT)] and len(trace.steps) == 3:
+            check_seat_trace(trace, "14C")
+    assert kinds == {Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND}
+    code = main(["check", str(suite), "--agent", V2, "--baseline", base, "--trials", "30",
+                 "-o", str(tmp_path / "cand.json"), "--no-store", "-q"])  # fmt: skip
+    assert code == 1, "v2's triage mis-routes seat changes: the check blocks"

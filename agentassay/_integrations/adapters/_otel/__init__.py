@@ -16,6 +16,7 @@ from ._profile import Profile
 PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "crewai": ("._crewai", ("crewai",)),  # a crewai.Crew
     "langgraph": ("._langgraph", ("langgraph",)),  # a compiled graph (CompiledStateGraph / Pregel)
+    "llamaindex": ("._llamaindex", ("llama_index",)),  # an AgentWorkflow, a FunctionAgent / ReActAgent
     "otel": ("._profile", ()),  # a callable that reports OpenTelemetry GenAI / OpenInference spans itself
     "pydantic_ai": ("._pydantic_ai", ("pydantic_ai",)),
     "smolagents": ("._smolagents", ("smolagents",)),

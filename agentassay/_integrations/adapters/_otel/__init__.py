@@ -14,6 +14,7 @@ from ._profile import Profile
 
 #: name -> (the profile's module here, the module prefixes whose classes are that framework's)
 PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "autogen": ("._autogen", ("autogen_agentchat",)),  # a team (Swarm, RoundRobinGroupChat, ...) or an agent
     "crewai": ("._crewai", ("crewai",)),  # a crewai.Crew
     "langgraph": ("._langgraph", ("langgraph",)),  # a compiled graph (CompiledStateGraph / Pregel)
     "llamaindex": ("._llamaindex", ("llama_index",)),  # an AgentWorkflow, a FunctionAgent / ReActAgent

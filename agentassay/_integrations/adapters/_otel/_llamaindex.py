@@ -27,7 +27,9 @@ reach :meth:`LlamaIndexProfile.fix_spans`, which rewrites them (:func:`fix_spans
 Tokens come from the LLM spans, which carry them only when the server sends usage with a streamed answer:
 a ``FunctionAgent`` streams, and OpenAI sends usage then only on ``stream_options.include_usage`` (the
 example's ``OpenAI(additional_kwargs={"stream_options": {"include_usage": True}})``). Without the events
-(spans exported elsewhere) agent names are read from the event reprs where they survived truncation.
+(an app's own export, read with ``agentassay analyze --framework llamaindex``) the same rewriting reads each
+agent's name from the full repr of the step's input event, a tool call's id from its ``ToolCall`` repr and a
+handoff's success from the agent of the next turn.
 """
 
 from __future__ import annotations
@@ -194,6 +196,17 @@ def _agents(obj: Any) -> dict[str, Any]:
 
 
 # -- span repair (OTLP JSON span objects) -----------------------------------------------------------
+def _named(step: Mapping[str, Any]) -> str | None:
+    """The agent of a ``run_agent_step`` span without the events: its input is the full repr of the
+    ``AgentSetup`` event, whose last field is ``current_agent_name`` (its output, a summary cut at 200
+    characters, keeps it only when the answer is short)."""
+    for key in ("input.value", "output.value"):
+        found = _AGENT_NAME.findall(str(_attr(step, key) or ""))
+        if found:
+            return str(found[-1])
+    return None
+
+
 def _step(span: Mapping[str, Any], step: str) -> bool:
     return str(span.get("name") or "").endswith("." + step)
 
@@ -264,11 +277,8 @@ def fix_spans(spans: list[dict[str, Any]], events: Events | None = None) -> list
     agent_of: dict[Any, str] = {}  # run_agent_step span id -> its agent
     for i, span in enumerate(steps):
         name = turns[i] if i < len(turns) else None
-        if name is None:  # no events: the name, where the instrumentor's truncated reprs kept it
-            found = _AGENT_NAME.search(str(_attr(span, "output.value") or "")) or _AGENT_NAME.search(
-                str(_attr(span, "input.value") or "")
-            )
-            name = found.group(1) if found else None
+        if name is None:  # no events (an exported file): the name in the step's input event
+            name = _named(span)
         if name is not None:
             agent_of[span.get("spanId")] = name
             span["attributes"] = []

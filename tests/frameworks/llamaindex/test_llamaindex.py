@@ -142,6 +142,12 @@ def test_fix_spans_names_agents_unwraps_calls_and_turns_the_handoff_tool_into_ha
     ]
     assert alone.trace.steps[1].arguments == {"confirmation_number": "ABC123", "new_seat": "14C"}
     assert alone.trace.steps[1].output == "Updated seat to 14C for confirmation number ABC123."
+    # A step's output is a summary cut at 200 characters: the agent's name is read from its full input event.
+    summaries = [dict(s, attributes=[kv for kv in s["attributes"] if kv["key"] != "output.value"]) for s in spans]
+    [cut] = import_spans(fix_spans(summaries))
+    assert [(s.action, s.agent, s.target) for s in cut.trace.steps] == [
+        (s.action, s.agent, s.target) for s in alone.trace.steps
+    ]
 
 
 def test_a_refused_handoff_stays_a_tool_call() -> None:

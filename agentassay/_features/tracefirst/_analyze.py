@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from ..._errors import AgentAssayError
+from ..._integrations.adapters._otel import PROFILES, detect, load_profile
 from ..._integrations.adapters._resolve import import_entry, is_sdk_agent
 from ..._integrations.importers import ImportStats, detect_format, import_traces
+from ..._integrations.importers._import import SpanFix
 from ..._limits import UserPattern, compile_pattern, regex_error
 from ..._plugins import default_plugins
 from ..._results import Results, ResultsError, load_results
@@ -194,14 +196,20 @@ def _from_store(
 
 
 def _from_import(
-    g: Gathered, path: Path, suite: Suite, rules: dict[str, Rule | None], label: str
+    g: Gathered,
+    path: Path,
+    suite: Suite,
+    rules: dict[str, Rule | None],
+    label: str,
+    framework: str | None = None,
 ) -> dict[str, Any]:
 
     stats = ImportStats()
     fmt = detect_format(path)
     by_input = {" ".join(s.input.split()): s.name for s in suite.scenarios}
     matched = 0
-    for item in import_traces(path, format=fmt, stats=stats):
+    fix: SpanFix | None = load_profile(framework).fix_spans if framework else None
+    for item in import_traces(path, format=fmt, stats=stats, fix_spans=fix):
         name = next(
             (n for n, r in rules.items() if r is not None and r.matches(item.input, item.attributes)), None
         )
@@ -215,6 +223,8 @@ def _from_import(
         g.add(name, next(s.input for s in suite.scenarios if s.name == name), item.trace)
         matched += 1
     info = {"source": label, "format": fmt, "traces": matched, "import": stats.summary()}
+    if framework:
+        info["framework"] = framework
     g.sources.append(info)
     return info
 
@@ -226,8 +236,10 @@ def gather(
     store: Path | None = None,
     run_id: str | None = None,
     version: str | None = None,
+    framework: str | None = None,
 ) -> Gathered:
-    """Every source's traces, matched to the suite's scenarios."""
+    """Every source's traces, matched to the suite's scenarios; ``framework``'s span fix-ups applied to
+    OpenTelemetry files (so an app's exported spans read as a live run of that framework's agent does)."""
     rules = rules_of(suite)
     g = Gathered()
     for src in sources:
@@ -257,7 +269,7 @@ def gather(
                 label=f"{label} (traces from {db})",
             )
             continue
-        _from_import(g, path, suite, rules, label)
+        _from_import(g, path, suite, rules, label, framework)
     return g
 
 
@@ -315,20 +327,45 @@ def analyze(
     version: str | None = None,
     plugins: Any = None,
     progress: bool = True,
+    framework: str | None = None,
 ) -> Any:
-    """Analyze recorded traces with ``suite``; returns the ``RunReport`` of the replay (results kind ``analyze``)."""
+    """Analyze recorded traces with ``suite``; returns the ``RunReport`` of the replay (results kind ``analyze``).
 
-    g = gather(sources, suite, store=store, run_id=run_id, version=version)
+    ``framework`` names whose span fix-ups apply to OpenTelemetry files (docs/frameworks.md); by default the
+    suite agent's (its ``framework:``, or the framework of the object it names, when that imports)."""
+
+    obj = _agent_object(suite)
+    g = gather(
+        sources, suite, store=store, run_id=run_id, version=version,
+        framework=_framework(suite, obj, framework),
+    )  # fmt: skip
     try:
-        return _analyze(g, sources, suite, store=store, plugins=plugins, progress=progress)
+        return _analyze(g, sources, suite, obj, store=store, plugins=plugins, progress=progress)
     finally:
         g.spool.close()
+
+
+def _agent_object(suite: Suite) -> Any:
+    """The suite's agent object, or None: the analysis never needs the agent to run, only to read it."""
+    try:
+        return import_entry(suite.agent.entry, search=[Path.cwd(), suite.root])
+    except Exception:  # coverage falls back to behavioural only, and no framework's fix-ups apply
+        return None
+
+
+def _framework(suite: Suite, obj: Any, given: str | None) -> str | None:
+    """The framework whose fix-ups apply: the one asked for, else the suite agent's."""
+    name = given or suite.agent.framework or (detect(obj) if obj is not None else None)
+    if name is not None and name not in PROFILES:
+        raise AnalyzeError(f"--framework {name}: unknown framework; one of {', '.join(sorted(PROFILES))}")
+    return name
 
 
 def _analyze(
     g: Gathered,
     sources: Sequence[str | Path],
     suite: Suite,
+    obj: Any,
     *,
     store: Path | None,
     plugins: Any,
@@ -347,12 +384,7 @@ def _analyze(
             "scenarios a `match:` rule (an input regex or a span attribute; docs/trace-first.md)"
         )
     replayed, (keys, fetch), counts = replay_suite(suite, g)
-    agent = None
-    try:
-        obj = import_entry(suite.agent.entry, search=[Path.cwd(), suite.root])
-        agent = obj if is_sdk_agent(obj) else None
-    except Exception:  # coverage falls back to behavioural only; the analysis never needs the agent to run
-        agent = None
+    agent = obj if obj is not None and is_sdk_agent(obj) else None
 
     adapter = ReplayAdapter(keys, fetch, agent=agent, sources=[str(s) for s in sources])
     cache = TraceStore(store) if store is not None and _is_sqlite(Path(store)) else None

@@ -67,6 +67,13 @@ def _analyze_errors(fn: Callable[..., int]) -> Callable[..., int]:
 @click.option(
     "--junit", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write JUnit XML."
 )
+@click.option(
+    "--framework",
+    default=None,
+    metavar="NAME",
+    help="Read OpenTelemetry files as this framework's spans (its fix-ups: agent names, handoffs); "
+    "default: the suite agent's framework.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results file instead of the table.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no table.")
 @plugin_option
@@ -81,6 +88,7 @@ def analyze(
     version: str | None,
     html: Path | None,
     junit: Path | None,
+    framework: str | None,
     as_json: bool,
     quiet: bool,
     plugin_specs: tuple[str, ...],
@@ -102,5 +110,6 @@ def analyze(
         version=version,
         plugins=plugins,
         progress=not quiet and not as_json,
+        framework=framework,
     )
     return _emit(report, output, as_json, quiet, plugins, html=html, junit=junit, store=store)

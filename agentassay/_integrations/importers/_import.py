@@ -35,15 +35,25 @@ TOO_DEEP_FIX = (
 )
 
 
+#: A framework profile's repair of one trace's OTLP span objects (agentassay/_integrations/adapters/_otel):
+#: agent names, decoded arguments, handoff tools as handoffs. Applied to a file's traces as to a live trial's.
+SpanFix = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+
+
 def import_traces(
-    path: str | Path, *, format: str | None = None, stats: ImportStats | None = None
+    path: str | Path,
+    *,
+    format: str | None = None,
+    stats: ImportStats | None = None,
+    fix_spans: SpanFix | None = None,
 ) -> Iterator[ImportedTrace]:
     """The traces recorded in ``path``, one :class:`ImportedTrace` per trace id, in order of first appearance.
 
     ``format`` (default: :func:`detect_format`) must agree with the file; ``stats``, if given, is
     filled in as the import runs. The file is read once, streamed; memory is bounded by the largest
     trace. Raises :class:`TraceImportError` for an unreadable file or the wrong format (at the
-    call for what the file's head shows, while iterating for what comes later).
+    call for what the file's head shows, while iterating for what comes later). ``fix_spans`` (a
+    framework profile's, see ``agentassay analyze --framework``) repairs each OTLP trace's spans first.
     """
     p = Path(path)
     detected = detect_format(p)
@@ -57,7 +67,7 @@ def import_traces(
     counts = stats if stats is not None else ImportStats()
     if fmt == "agentassay-store":
         return _cleaned(read_store(p, counts))
-    return _cleaned(_imported(p, fmt, counts))
+    return _cleaned(_imported(p, fmt, counts, fix_spans))
 
 
 def _cleaned(items: Iterator[ImportedTrace]) -> Iterator[ImportedTrace]:
@@ -74,7 +84,7 @@ def _cleaned(items: Iterator[ImportedTrace]) -> Iterator[ImportedTrace]:
         )
 
 
-def _imported(path: Path, fmt: str, stats: ImportStats) -> Iterator[ImportedTrace]:
+def _imported(path: Path, fmt: str, stats: ImportStats, fix: SpanFix | None) -> Iterator[ImportedTrace]:
     staging = Staging()
     try:
         try:
@@ -89,6 +99,8 @@ def _imported(path: Path, fmt: str, stats: ImportStats) -> Iterator[ImportedTrac
             raise scanner.error(f"nested too deep to read. {TOO_DEEP_FIX}") from None
         for trace_id, rows in staging.traces():
             try:
+                if fix is not None and fmt != "agents-sdk":
+                    rows = _fixed(trace_id, rows, fix, stats)
                 item = _one(trace_id, rows, fmt, staging.resource, stats)
             except RecursionError:
                 raise TraceImportError(f"{path}: trace {trace_id!r}: nested too deep to read. {TOO_DEEP_FIX}") from None
@@ -100,15 +112,22 @@ def _imported(path: Path, fmt: str, stats: ImportStats) -> Iterator[ImportedTrac
 
 
 def import_spans(
-    spans: Iterable[Any], *, resource: dict[str, Any] | None = None, stats: ImportStats | None = None
+    spans: Iterable[Any],
+    *,
+    resource: dict[str, Any] | None = None,
+    stats: ImportStats | None = None,
+    fix_spans: SpanFix | None = None,
 ) -> list[ImportedTrace]:
     """The traces of OTLP span objects already in memory (the ``jsonl-spans`` shape), one per trace id.
 
     The live capture (agentassay/_integrations/frameworks) hands each trial's spans here, so a trial's
     trace is built by exactly the steps ``agentassay analyze`` applies to the same spans in a file:
-    the same record, the same staging round trip, nodes, build and boundary — with no temporary file.
+    the same record, the same staging round trip, the same fix-ups, nodes, build and boundary — with no
+    temporary file.
     """
     counts = stats if stats is not None else ImportStats()
+    if fix_spans is not None:
+        spans = _fixed_objects(list(spans), fix_spans, counts)
     grouped: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
     for seq, obj in enumerate(spans):
         normalised = _otlp.span_record(obj, counts)
@@ -125,6 +144,51 @@ def import_spans(
             counts.traces += 1
             out.append(item)
     return list(_cleaned(iter(out)))
+
+
+def _fixed(
+    trace_id: str, rows: list[tuple[int, int, dict[str, Any]]], fix: SpanFix, stats: ImportStats
+) -> list[tuple[int, int, dict[str, Any]]]:
+    """One trace's staged spans after a profile's fix-ups: records back to span objects, fixed, and read
+    again as any span is. A fix-up that fails on a file's odd spans leaves the trace as exported (counted)."""
+    spans = [(seq, rec) for seq, kind, rec in rows if kind == SPAN]
+    if not spans:
+        return rows
+    resource = spans[0][1].get("r")
+    scratch = ImportStats()  # these spans were counted once already
+    try:
+        fixed = fix([_otlp.span_object(trace_id, rec) for _, rec in spans])
+        out: list[tuple[int, int, dict[str, Any]]] = []
+        for n, obj in enumerate(fixed):
+            normalised = _otlp.span_record(obj, scratch)
+            if normalised is None:
+                continue
+            rec = normalised[1]
+            if resource is not None:
+                rec["r"] = resource
+            out.append((spans[0][0] + n, SPAN, roundtrip(rec)))
+    except Exception:  # a profile's bug on untrusted input must not end the import
+        stats.unfixed += 1
+        return rows
+    return out + [row for row in rows if row[1] != SPAN]
+
+
+def _fixed_objects(spans: list[Any], fix: SpanFix, stats: ImportStats) -> list[Any]:
+    """Span objects after a profile's fix-ups, trace by trace (what :func:`_fixed` does to a file's)."""
+    by_trace: dict[Any, list[Any]] = {}
+    for obj in spans:
+        by_trace.setdefault(obj.get("traceId") if type(obj) is dict else None, []).append(obj)
+    out: list[Any] = []
+    for trace_id, objs in by_trace.items():
+        if trace_id is None:
+            out.extend(objs)
+            continue
+        try:
+            out.extend(fix(objs))
+        except Exception:  # as for a file: the trace as captured, counted
+            stats.unfixed += 1
+            out.extend(objs)
+    return out
 
 
 def _one(

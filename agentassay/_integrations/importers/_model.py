@@ -43,6 +43,8 @@ class ImportStats:
     traces: int = 0
     skipped: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
+    #: Traces a framework profile's span fix-ups failed on (each read as exported instead).
+    unfixed: int = 0
 
     def skip(self, reason: str, n: int = 1) -> None:
         """Count ``n`` spans skipped for ``reason``."""
@@ -55,6 +57,8 @@ class ImportStats:
         if self.reasons:
             ordered = sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
             text += ": " + "; ".join(f"{reason} ({n})" for reason, n in ordered)
+        if self.unfixed:
+            text += f"; {self.unfixed} traces read as exported (the framework's span fix-ups failed on them)"
         return text
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..._errors import AgentAssayError
@@ -266,6 +266,48 @@ def span_record(obj: Any, stats: ImportStats) -> tuple[str, dict[str, Any]] | No
         if isinstance(code, (int, str)) and code in _STATUS_ERROR:
             rec["x"] = status.get("message") or ""
     return tid, rec
+
+
+def span_object(trace_id: str, rec: dict[str, Any]) -> dict[str, Any]:
+    """The OTLP span object a staged record was read from (the inverse of :func:`span_record`), so a
+    framework profile's span fix-ups — written for the spans a live run captures — apply to a file's too."""
+    out: dict[str, Any] = {"traceId": trace_id, "spanId": rec["i"], "name": rec.get("n")}
+    if "p" in rec:
+        out["parentSpanId"] = rec["p"]
+    if "s" in rec:
+        out["startTimeUnixNano"] = str(rec["s"])
+    if "e" in rec:
+        out["endTimeUnixNano"] = str(rec["e"])
+    out["attributes"] = key_values(rec.get("a"))
+    if rec.get("ev"):
+        out["events"] = [{"name": name, "attributes": key_values(attrs)} for name, attrs in rec["ev"]]
+    if "x" in rec:
+        out["status"] = {"code": 2, "message": rec["x"]}
+    return out
+
+
+def encode_value(value: Any) -> dict[str, Any]:
+    """Plain data as an OTLP ``AnyValue`` (what :func:`any_value` reads back)."""
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, str):
+        return {"stringValue": value}
+    if isinstance(value, bytes):
+        return {"stringValue": value.decode("utf-8", "replace")}
+    if isinstance(value, Mapping):
+        return {"kvlistValue": {"values": key_values(value)}}
+    if isinstance(value, Sequence):
+        return {"arrayValue": {"values": [encode_value(v) for v in value]}}
+    return {"stringValue": str(value)}
+
+
+def key_values(attrs: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """A dict as OTLP ``[{key, value: AnyValue}]``."""
+    return [{"key": str(k), "value": encode_value(v)} for k, v in (attrs or {}).items()]
 
 
 def _int(v: Any) -> int | None:

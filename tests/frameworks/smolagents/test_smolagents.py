@@ -53,6 +53,7 @@ def server() -> Iterator[OfflineServer]:
 def triage(server: OfflineServer, monkeypatch: pytest.MonkeyPatch):
     """v1's agents, their client pointed at the test's server (OpenAIServerModel reads the environment)."""
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_BASE", server.base_url)  # over the process endpoint's, if a test entered it
     monkeypatch.setenv("OPENAI_API_KEY", "offline")
     return build_triage_agent(TRIAGE_INSTRUCTIONS_V1)
 
@@ -117,11 +118,15 @@ def test_each_trial_runs_on_a_copy_with_its_own_memory(server, triage) -> None:
     for name in (FAQ, SEAT):
         assert clone.managed_agents[name] is not triage.managed_agents[name]
         assert clone.managed_agents[name].memory is not triage.managed_agents[name].memory
-    server.seed_for.register("1" * 32, 1)  # the one trial in flight: requests without traceparent are its
-    try:
-        assert clone.run("How much baggage can I bring?").startswith("You are allowed to bring one bag")
-    finally:
-        server.seed_for.unregister("1" * 32)
+    capture, provider = install()
+    scope = TrialScope(capture, provider)  # requests carry its trace id once httpx is instrumented
+    with scope.running():
+        server.seed_for.register(scope.trace_id, 1)  # and without traceparent, the one trial in flight is it
+        try:
+            assert clone.run("How much baggage can I bring?").startswith("You are allowed to bring one bag")
+        finally:
+            server.seed_for.unregister(scope.trace_id)
+    scope.collect()
     assert clone.memory.steps and not triage.memory.steps  # the original keeps no run
     assert not triage.managed_agents[FAQ].memory.steps
     # The copy's step callback feeds the copy's monitor, not the original's.

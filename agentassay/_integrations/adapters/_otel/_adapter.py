@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...._traces import Action, Step, Trace
-from ...importers import import_spans
+from ...importers import ImportStats, import_spans
 from .._base import AgentRunError, ToolInfo, describe_exception, user_exception
 from .._threads import call_in_thread
 from ._capture import Captured, TrialScope, install
@@ -174,12 +174,16 @@ class OTelAdapter:
     def _trace(
         self, collected: Captured, seed: int, result: Any, failure: BaseException | None, escaped: int = 0
     ) -> Trace:
-        spans = self.profile.fix_spans(list(collected.spans))
-        imported = import_spans(spans, resource=dict(collected.resource))
+        stats = ImportStats()
+        imported = import_spans(
+            collected.spans, resource=dict(collected.resource), stats=stats, fix_spans=self.profile.fix_spans
+        )
         trace = imported[0].trace if imported else None
         extra: dict[str, Any] = {"trace_id": collected.trace_id}
         if collected.overflow:
             extra["spans_dropped"] = collected.overflow
+        if stats.unfixed:  # a bug of the profile on these spans: the trace is as the framework reported it
+            extra["span_fixups_failed"] = True
         if escaped:  # spans that ended outside any trial's trace while this one ran (other trials' may be among them)
             extra["spans_escaped"] = escaped
         if trace is None:

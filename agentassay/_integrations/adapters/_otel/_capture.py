@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.trace import StatusCode
 
 from ...._errors import AgentAssayError, ExitCode
+from ...importers._otlp import key_values
 
 #: Spans kept per trial; beyond this a trial's further spans are counted, not kept (a runaway loop).
 MAX_SPANS_PER_TRIAL = 20_000
@@ -197,28 +198,6 @@ class TrialScope:
 
 
 # -- ReadableSpan -> OTLP JSON ------------------------------------------------------------------------
-def _any_value(value: Any) -> dict[str, Any]:
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    if isinstance(value, str):
-        return {"stringValue": value}
-    if isinstance(value, bytes):
-        return {"stringValue": value.decode("utf-8", "replace")}
-    if isinstance(value, Mapping):
-        return {"kvlistValue": {"values": _key_values(value)}}
-    if isinstance(value, Sequence):
-        return {"arrayValue": {"values": [_any_value(v) for v in value]}}
-    return {"stringValue": str(value)}
-
-
-def _key_values(attrs: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    return [{"key": str(k), "value": _any_value(v)} for k, v in (attrs or {}).items()]
-
-
 def otlp_span(span: ReadableSpan) -> dict[str, Any]:
     """A finished SDK span in the OTLP JSON mapping (the shape of a collector's file export)."""
     ctx = span.context
@@ -228,13 +207,13 @@ def otlp_span(span: ReadableSpan) -> dict[str, Any]:
         "name": span.name,
         "startTimeUnixNano": str(span.start_time or 0),
         "endTimeUnixNano": str(span.end_time or 0),
-        "attributes": _key_values(span.attributes),
+        "attributes": key_values(span.attributes),
     }
     if span.parent is not None:
         out["parentSpanId"] = format(span.parent.span_id, "016x")
     if span.events:
         out["events"] = [
-            {"name": e.name, "timeUnixNano": str(e.timestamp), "attributes": _key_values(e.attributes)}
+            {"name": e.name, "timeUnixNano": str(e.timestamp), "attributes": key_values(e.attributes)}
             for e in span.events
         ]
     if span.status is not None and span.status.status_code is StatusCode.ERROR:

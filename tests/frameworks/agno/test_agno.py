@@ -17,9 +17,10 @@ import yaml
 pytest.importorskip("agno")
 
 from agno.agent import Agent
+from agno.models.openai import OpenAIChat
 from agno.tools import tool
 
-from agentassay._integrations.adapters import AgentAdapter, adapter_for, load_adapter
+from agentassay._integrations.adapters import AgentAdapter, AgentRunError, adapter_for, load_adapter
 from agentassay._integrations.adapters._otel import PROFILES, detect, load_profile
 from agentassay._integrations.adapters._otel._agno import DELEGATE, agents_of
 from agentassay._integrations.cli import main
@@ -141,6 +142,37 @@ def test_a_delegation_that_comes_back_to_the_leader_is_a_delegation() -> None:
     assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
 
 
+def _span(span_id: str, parent: str, kind: str, start: int, end: int, **attributes: str) -> dict[str, Any]:
+    kvs = [{"key": k.replace("_", "."), "value": {"stringValue": v}} for k, v in attributes.items()]
+    kvs.append({"key": "openinference.span.kind", "value": {"stringValue": kind}})
+    return {"traceId": "1" * 32, "spanId": span_id, "parentSpanId": parent, "name": span_id,
+            "startTimeUnixNano": str(start), "endTimeUnixNano": str(end), "attributes": kvs}  # fmt: skip
+
+
+def test_fix_spans_on_a_broadcast_and_on_an_unknown_member() -> None:
+    """``delegate_task_to_members`` runs every member inside it; a delegation to an id no member has ran none."""
+    spans = [
+        _span("lead", "", "AGENT", 0, 100, agent_name="Lead"),
+        _span("all", "lead", "TOOL", 10, 50, tool_name="delegate_task_to_members", input_value='{"task": "t"}'),
+        _span("a", "lead", "AGENT", 12, 20, agent_name="A"),
+        _span("b", "lead", "AGENT", 22, 40, agent_name="B"),
+        _span("nobody", "lead", "TOOL", 55, 56, tool_name=DELEGATE, input_value='{"member_id": "z", "task": "t"}'),
+        _span("llm", "lead", "LLM", 60, 70),
+    ]
+    fixed = {s["spanId"]: s for s in load_profile("agno").fix_spans(spans)}
+    assert (fixed["a"]["parentSpanId"], fixed["b"]["parentSpanId"]) == ("all", "all")
+    assert fixed["nobody"] == spans[4] and fixed["lead"] == spans[0]
+    [built] = import_spans(list(fixed.values()))
+    assert [(s.action, s.agent, s.target, s.depth) for s in built.trace.steps] == [
+        (Action.HANDOFF, "Lead", "A", 0),  # the broadcast: to each member, one level deeper
+        (Action.HANDOFF, "Lead", "B", 1),
+        (Action.RESPOND, "B", None, 1),
+        (Action.CALL_TOOL, "Lead", None, 0),  # the unknown member: a plain call, Agno's error text its result
+        (Action.RESPOND, "Lead", None, 0),
+    ], built.trace.steps
+    assert (built.trace.steps[3].tool, built.trace.steps[3].arguments) == (DELEGATE, {"member_id": "z", "task": "t"})
+
+
 def test_faq_and_a_direct_answer_offline() -> None:
     faq, _ = run_with_spans("How much baggage can I bring?", seed=3)
     assert [(s.action, s.agent) for s in faq.steps] == [
@@ -158,6 +190,16 @@ def test_a_failing_tool_is_the_calls_error() -> None:
     call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
     assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
     assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
+
+
+def test_a_run_agno_reports_as_failed_is_the_trials_error() -> None:
+    """Agno returns a failed run (here: its model's server refuses the connection) instead of raising."""
+    unreachable = OpenAIChat(id="gpt-4.1-mini", base_url="http://127.0.0.1:9/v1", api_key="x", max_retries=0)
+    adapter = adapter_for(Agent(name="Lonely Agent", model=unreachable), entry="x:agent")
+    with pytest.raises(AgentRunError, match="the Agno run failed") as failed:
+        asyncio.run(adapter.run("hello", seed=1))
+    trace = failed.value.trace
+    assert trace is not None and trace.error and trace.steps[-1].action is Action.ERROR
 
 
 # -- concurrency ------------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ class AgnoProfile(Profile):
     def invoke(self, obj: Any, input: str) -> Any:
         if not callable(getattr(obj, "arun", None)):
             return super().invoke(obj, input)
-        return obj.arun(input)
+        return _run(obj, input)
 
     def is_async(self, obj: Any) -> bool:
         return True if callable(getattr(obj, "arun", None)) else super().is_async(obj)
@@ -94,6 +94,16 @@ class AgnoProfile(Profile):
 
     def fix_spans(self, spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return fix_spans(spans)
+
+
+async def _run(obj: Any, input: str) -> Any:
+    """``arun``, its failure raised: Agno catches a run's exception (a model error, say) and returns an output
+    whose status is ``ERROR`` and whose content is the message, which would read as the agent's answer."""
+    result = await obj.arun(input)
+    status = getattr(result, "status", None)
+    if str(getattr(status, "value", status)).upper() == "ERROR":
+        raise RuntimeError(f"the Agno run failed: {getattr(result, 'content', None)}")
+    return result
 
 
 # -- the agent graph --------------------------------------------------------------------------------

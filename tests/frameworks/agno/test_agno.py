@@ -253,3 +253,22 @@ def test_the_example_offline_records_full_traces_and_v2_is_blocked(tmp_path: Pat
     code = main(["check", str(suite), "--agent", V2, "--baseline", base, "--trials", "30",
                  "-o", str(tmp_path / "cand.json"), "--no-store", "-q"])  # fmt: skip
     assert code == 1, "v2's triage mis-routes seat changes: the check blocks"
+
+
+def test_the_manifest_is_read_from_the_team_and_the_example_covers_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["manifest", V1]) == 0
+    out = capsys.readouterr()
+    for text in (
+        "entry_agent: triage_agent", "name: Triage Agent", "name: FAQ Agent", "name: Seat Booking Agent",
+        "[faq_agent, faq_lookup_tool]", "[seat_booking_agent, update_seat]",
+        "{from: triage_agent, to: faq_agent, trigger: delegate, via: handoff, tool: delegate_task_to_member}",
+        "{from: triage_agent, to: seat_booking_agent, trigger: delegate, via: handoff, tool: delegate_task_to_member}",
+    ):
+        assert text in out.out, text
+    assert "3 reachable agents, 2 tools, 2 allowed edges" in out.err
+    # A run of the whole suite: every agent reached, every allowed tool called, every delegation taken.
+    assert main(["run", str(SUITE), "--trials", "40", "-o", str(tmp_path / "base.json"), "--no-store", "-q"]) == 0
+    structural = json.loads((tmp_path / "base.json").read_text(encoding="utf-8"))["coverage"]["structural"]
+    assert {c: structural["criteria"][c]["value"] for c in ("C1", "C2", "C4")} == {"C1": 1.0, "C2": 1.0, "C4": 1.0}

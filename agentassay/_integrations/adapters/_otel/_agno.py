@@ -92,6 +92,26 @@ class AgnoProfile(Profile):
             for name, description, parameters in _functions(agent)
         ]
 
+    def manifest(self, obj: Any) -> dict[str, Any]:
+        """The agent graph for structural coverage: the entry (the team's leader, or the agent), every agent with
+        its tools, and a delegation from each team to each of its members by Agno's delegation tool."""
+        handoffs: list[tuple[str, str, str | None]] = []
+        for agent in agents_of(obj):
+            members = getattr(agent, "members", None)
+            if isinstance(members, (list, tuple)):
+                broadcast = str(getattr(getattr(agent, "mode", None), "value", "")) == "broadcast"
+                tool = DELEGATE_ALL if broadcast or getattr(agent, "delegate_to_all_members", False) else DELEGATE
+                handoffs += [(_name(agent), _name(m), tool) for m in members]
+        agents = [
+            {
+                "name": _name(a),
+                "description": str(getattr(a, "role", None) or getattr(a, "description", None) or ""),
+                "tools": [ToolInfo(n, d, p, _name(a)) for n, d, p in _functions(a)],
+            }
+            for a in agents_of(obj)
+        ]
+        return {"entry": _name(obj), "agents": agents, "handoffs": handoffs}
+
     def fix_spans(self, spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return fix_spans(spans)
 

@@ -14,6 +14,7 @@ from ._profile import Profile
 
 #: name -> (the profile's module here, the module prefixes whose classes are that framework's)
 PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "agno": ("._agno", ("agno",)),  # an agno Agent or Team
     "autogen": ("._autogen", ("autogen_agentchat",)),  # a team (Swarm, RoundRobinGroupChat, ...) or an agent
     "crewai": ("._crewai", ("crewai",)),  # a crewai.Crew
     "langgraph": ("._langgraph", ("langgraph",)),  # a compiled graph (CompiledStateGraph / Pregel)

@@ -15,8 +15,11 @@ from ._profile import Profile
 #: name -> (the profile's module here, the module prefixes whose classes are that framework's)
 PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "adk": ("._adk", ("google.adk",)),  # an ADK agent tree (LlmAgent with sub_agents, workflow agents) or App
+    "agno": ("._agno", ("agno",)),  # an agno Agent or Team
+    "autogen": ("._autogen", ("autogen_agentchat",)),  # a team (Swarm, RoundRobinGroupChat, ...) or an agent
     "crewai": ("._crewai", ("crewai",)),  # a crewai.Crew
     "langgraph": ("._langgraph", ("langgraph",)),  # a compiled graph (CompiledStateGraph / Pregel)
+    "llamaindex": ("._llamaindex", ("llama_index",)),  # an AgentWorkflow, a FunctionAgent / ReActAgent
     "otel": ("._profile", ()),  # a callable that reports OpenTelemetry GenAI / OpenInference spans itself
     "pydantic_ai": ("._pydantic_ai", ("pydantic_ai",)),
     "smolagents": ("._smolagents", ("smolagents",)),

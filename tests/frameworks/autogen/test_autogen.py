@@ -1,0 +1,230 @@
+"""AutoGen AgentChat through the OpenTelemetry capture adapter (issue 24): the airline swarm offline (AutoGen's own
+OpenAIChatCompletionClient against the offline server), its trace from the run's messages (the native route),
+concurrent trials, a v1 -> v2 regression, and the profile's detection, tools, per-trial copies and span fix-ups.
+Runs in .venv-fw-autogen (`bash .ci/frameworks.sh autogen`); skipped where AutoGen is not installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+pytest.importorskip("autogen_agentchat")
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_ext.models.openai import OpenAIChatCompletionClient
+
+from agentassay._integrations.adapters import AgentAdapter, adapter_for, load_adapter
+from agentassay._integrations.adapters._otel import PROFILES, detect, load_profile
+from agentassay._integrations.adapters._otel._autogen import NATIVE, fresh
+from agentassay._integrations.adapters._otel._spans import attrs
+from agentassay._integrations.cli import main
+from agentassay._integrations.importers import import_spans
+from agentassay._spec._model import ModelConfig
+from agentassay._traces import Action, Trace, TraceStore
+from examples.customer_service.airline import OUT_OF_SCOPE, TRIAGE_INSTRUCTIONS_V1, faq_lookup_tool
+from examples.frameworks.autogen._workflow import FAQ, MODEL, SEAT, TRIAGE, build_swarm
+
+ROOT = Path(__file__).resolve().parents[3]
+SUITE = ROOT / "examples" / "frameworks" / "autogen" / "agentassay.yml"
+V1 = "examples.frameworks.autogen.v1:swarm"
+V2 = "examples.frameworks.autogen.v2:swarm"
+SEAT_Q = "I'd like to change my seat to {seat}. My confirmation number is ABC123."
+_ADAPTERS: dict[str, AgentAdapter] = {}
+
+
+def a_swarm() -> Any:
+    """v1's swarm with a client of its own (OpenAI's client wants a key when it is built)."""
+    return build_swarm(TRIAGE_INSTRUCTIONS_V1, OpenAIChatCompletionClient(model=MODEL, api_key="test"))
+
+
+@pytest.fixture(autouse=True)
+def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def offline(entry: str = V1) -> Any:
+    """The example's adapter on the offline server (one per process, as a run makes it)."""
+    if entry not in _ADAPTERS:
+        _ADAPTERS[entry] = load_adapter(entry, model=ModelConfig(provider="offline"), search=[ROOT])
+    return _ADAPTERS[entry]
+
+
+def run_with_spans(question: str, seed: int) -> tuple[Trace, list[dict[str, Any]]]:
+    """One offline trial, and the spans the capture handed to the profile (before its fix-ups)."""
+    adapter = offline()
+    seen: list[list[dict[str, Any]]] = []
+    profile = adapter.profile
+    fix = type(profile).fix_spans
+    profile.fix_spans = lambda spans: seen.append(spans) or fix(profile, spans)  # type: ignore[method-assign]
+    try:
+        trace = asyncio.run(adapter.run(question, seed=seed))
+    finally:
+        del profile.fix_spans
+    return trace, seen[0]
+
+
+def check_seat_trace(trace: Trace, seat: str) -> None:
+    assert [s.action for s in trace.steps] == [Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND], trace.steps
+    handoff, call, respond = trace.steps
+    assert (handoff.agent, handoff.target) == (TRIAGE, SEAT)
+    assert (call.agent, call.tool) == (SEAT, "update_seat")
+    assert call.arguments == {"confirmation_number": "ABC123", "new_seat": seat}
+    assert call.output == f"Updated seat to {seat} for confirmation number ABC123."
+    assert respond.agent == SEAT and seat in trace.output
+    assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+
+
+# -- the profile ------------------------------------------------------------------------------------------
+def test_teams_and_agents_are_detected_and_traced_by_the_autogen_profile() -> None:
+    swarm = a_swarm()
+    assert "autogen" in PROFILES
+    assert detect(swarm) == "autogen" and detect(swarm._participants[1]) == "autogen"
+    assert detect(faq_lookup_tool) is None
+    adapter = adapter_for(swarm, entry="x:swarm")
+    assert adapter.name == "otel:autogen"
+    config = adapter.config()
+    assert config["framework"] == "autogen" and config["agents"] == [TRIAGE, FAQ, SEAT]
+
+
+def test_tools_are_every_agents_tools_without_the_handoff_tools() -> None:
+    swarm = a_swarm()
+    tools = load_profile("autogen").tools(swarm)
+    assert {(t.name, t.agent) for t in tools} == {("faq_lookup_tool", FAQ), ("update_seat", SEAT)}
+    seat = next(t for t in tools if t.name == "update_seat")
+    assert seat.parameters["properties"]["new_seat"]["type"] == "string"
+    assert "seat" in seat.description.lower()
+    single = AssistantAgent("faq", model_client=OpenAIChatCompletionClient(model=MODEL, api_key="x"),
+                            tools=[faq_lookup_tool])  # fmt: skip
+    assert [(t.name, t.agent) for t in load_profile("autogen").tools(single)] == [("faq_lookup_tool", "faq")]
+
+
+def test_each_trial_runs_a_fresh_copy_of_the_swarm() -> None:
+    swarm = a_swarm()
+    copy = fresh(swarm)
+    assert copy is not None and type(copy) is type(swarm) and copy is not swarm
+    assert [a.name for a in copy._participants] == [a.name for a in swarm._participants]
+    assert copy._termination_condition is not swarm._termination_condition
+    for clone, original in zip(copy._participants, swarm._participants, strict=True):
+        assert clone is not original and clone._model_client is original._model_client
+        assert clone._model_context is not original._model_context
+        assert list(clone._handoffs) == list(original._handoffs)
+    agent = swarm._participants[1]
+    single = fresh(agent)
+    assert single is not agent and single.name == agent.name and single._model_context is not agent._model_context
+
+
+def test_the_trace_is_built_from_the_runs_messages_and_autogens_own_spans_are_dropped() -> None:
+    trace, spans = run_with_spans(SEAT_Q.format(seat="14C"), seed=1)
+    check_seat_trace(trace, "14C")
+    assert trace.metadata.model == MODEL  # the model the agents' client asks for
+    own = [s for s in spans if not attrs(s).get(NATIVE) and attrs(s).get("gen_ai.operation.name")]
+    assert {attrs(s)["gen_ai.operation.name"] for s in own} >= {"invoke_agent", "execute_tool", "invoke_workflow"}
+    # AutoGen's own spans: agents and tool names, but no arguments, results or tokens.
+    assert not any("gen_ai.tool.call.arguments" in attrs(s) or "gen_ai.usage.input_tokens" in attrs(s) for s in own)
+    fixed = load_profile("autogen").fix_spans(spans)
+    ids = {s["spanId"] for s in spans}
+    kept = {s["spanId"] for s in spans if attrs(s).get(NATIVE) or s.get("parentSpanId") not in ids}  # + the root
+    assert {s["spanId"] for s in fixed} == kept
+    [built] = import_spans(fixed)
+    check_seat_trace(built.trace, "14C")
+
+
+def test_without_the_run_result_autogens_spans_still_give_agents_tools_and_handoffs() -> None:
+    """A callable that runs AutoGen inside (``framework: autogen``): only AutoGen's spans, repaired."""
+    _, spans = run_with_spans(SEAT_Q.format(seat="15D"), seed=1)
+    own = [s for s in spans if not attrs(s).get(NATIVE)]
+    before = json.dumps(own)
+    [built] = import_spans(load_profile("autogen").fix_spans(own))
+    assert json.dumps(own) == before  # the capture's spans are not modified
+    steps = [(s.action, s.agent, s.tool, s.target) for s in built.trace.steps if s.action is not Action.RESPOND]
+    assert steps == [
+        (Action.HANDOFF, TRIAGE, None, SEAT.lower()),  # the target as AutoGen spells the tool: lower case
+        (Action.CALL_TOOL, SEAT, "update_seat", None),
+    ]
+
+
+def test_faq_and_a_direct_answer_offline() -> None:
+    faq, _ = run_with_spans("How much baggage can I bring?", seed=3)
+    assert [(s.action, s.agent) for s in faq.steps] == [
+        (Action.HANDOFF, TRIAGE), (Action.CALL_TOOL, FAQ), (Action.RESPOND, FAQ),
+    ]
+    assert faq.steps[0].target == FAQ
+    assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
+    direct, _ = run_with_spans("Can you book me a hotel in Paris for tonight?", seed=3)
+    assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE)]
+    assert direct.output == OUT_OF_SCOPE
+
+
+def test_a_specialist_hands_back_to_triage() -> None:
+    trace, _ = run_with_spans("How much baggage can I bring? And something else.", seed=2)
+    assert [(s.action, s.agent, s.target) for s in trace.steps] == [
+        (Action.HANDOFF, TRIAGE, FAQ),
+        (Action.CALL_TOOL, FAQ, None),
+        (Action.HANDOFF, FAQ, TRIAGE),
+        (Action.RESPOND, TRIAGE, None),
+    ]
+    assert trace.output.startswith("Thanks for waiting.")
+
+
+def test_a_failing_tool_is_the_calls_error() -> None:
+    trace, _ = run_with_spans("Please change my seat, confirmation ABC123.", seed=2)
+    call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
+    assert (call.agent, call.tool) == (SEAT, "update_seat")
+    assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
+
+
+# -- concurrency ------------------------------------------------------------------------------------------
+def test_eight_concurrent_trials_keep_their_traces_apart() -> None:
+    adapter = offline()
+    seats = [f"{i + 2}{'ABCDEF'[i % 6]}" for i in range(8)]
+
+    async def run() -> list[Trace]:
+        return await asyncio.gather(*(adapter.run(SEAT_Q.format(seat=s), seed=i) for i, s in enumerate(seats)))
+
+    traces = asyncio.run(run())
+    for seat, trace in zip(seats, traces, strict=True):
+        check_seat_trace(trace, seat)
+        others = [s for s in seats if s != seat]
+        assert not any(s in json.dumps(trace.to_dict()) for s in others)
+    assert len({t.metadata.extra["trace_id"] for t in traces}) == 8 and adapter.escaped == 0
+
+
+# -- the example through the CLI --------------------------------------------------------------------------
+def seat_suite(tmp_path: Path) -> Path:
+    """The example's suite with its seat_change scenario only (the one v2 regresses), to keep the run short."""
+    suite = yaml.safe_load(SUITE.read_text(encoding="utf-8"))
+    suite["scenarios"] = [s for s in suite["scenarios"] if s["name"] == "seat_change"]
+    path = tmp_path / "agentassay.yml"
+    path.write_text(yaml.safe_dump(suite, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_the_example_offline_records_full_traces_and_v2_is_blocked(tmp_path: Path) -> None:
+    suite, store, base = seat_suite(tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
+    assert main(["run", str(suite), "--full", "--trials", "30", "-o", base, "--store", store, "-q"]) == 0
+    with TraceStore(store) as s:
+        [traces] = [[r.trace for r in s.query(v)] for v in s.versions()]
+    assert len(traces) == 45
+    kinds = set()
+    for trace in traces:
+        assert trace.metadata.adapter == "otel:autogen" and trace.output
+        assert trace.steps and all(s.agent in (TRIAGE, FAQ, SEAT) for s in trace.steps)
+        assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+        for step in trace.steps:
+            kinds.add(step.action)
+            if step.action is Action.CALL_TOOL:
+                assert step.tool in ("faq_lookup_tool", "update_seat") and step.arguments and step.output
+            if step.action is Action.HANDOFF:
+                assert step.target in (TRIAGE, FAQ, SEAT) and step.target != step.agent
+        if [(s.action, s.target) for s in trace.steps[:1]] == [(Action.HANDOFF, SEAT)] and len(trace.steps) == 3:
+            check_seat_trace(trace, "14C")
+    assert kinds == {Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND}
+    code = main(["check", str(suite), "--agent", V2, "--baseline", base, "--trials", "30",
+                 "-o", str(tmp_path / "cand.json"), "--no-store", "-q"])  # fmt: skip
+    assert code == 1, "v2's triage mis-routes seat changes: the check blocks"

@@ -3,6 +3,7 @@
     python benchmarks/frameworks.py                        # the generic profile, in this environment
     .venv-fw-langgraph/bin/python benchmarks/frameworks.py --framework langgraph
     python benchmarks/frameworks.py --render               # docs/frameworks.md's table from the data
+    .venv-fw-adk/bin/python benchmarks/frameworks.py --framework adk --trace-heap   # where its heap grows
 
 Each framework runs in its own environment (.ci/frameworks.sh makes them), so each run measures one
 framework and replaces its entry in ``benchmarks/results/frameworks.json``; the table of docs/frameworks.md
@@ -13,8 +14,8 @@ is rendered from that file. A framework is driven by its example workflow
 *Capture overhead* is what the capture adds to a trial: the trial's wall time through ``OTelAdapter`` minus
 the time of the framework's own call inside it (root span, filing the spans, turning them into the trace
 through the importer, the boundary), over 200 trials timed without ``tracemalloc``. *Memory* is the Python
-heap (``tracemalloc``) after 100 more trials and after 1,000: flat means the capture keeps nothing of a
-finished trial.
+heap (``tracemalloc``) after 100 more trials, halfway through the rest and after 1,000: flat means the capture
+keeps nothing of a finished trial (a one-off allocation of the framework's shows as a step before the midpoint).
 """
 
 from __future__ import annotations
@@ -113,7 +114,10 @@ def measure(framework: str, trials: int, warm: int, timed_trials: int) -> dict[s
     tracemalloc.start()
     asyncio.run(run(warm, timed_trials))
     heap["after_warm_mib"] = current()
-    asyncio.run(run(trials - warm, timed_trials + warm))
+    half = (trials - warm) // 2  # a one-off allocation (a cache filled, a lazy import) shows as a step before
+    asyncio.run(run(half, timed_trials + warm))  # the midpoint; growth per trial shows as a slope after it
+    heap["after_half_mib"] = current() - _floats(half) * 2
+    asyncio.run(run(trials - warm - half, timed_trials + warm + half))
     heap["after_all_mib"] = current() - _floats(trials - warm) * 2  # not the capture's: the timing lists
     tracemalloc.stop()
     totals, inner = timing
@@ -127,6 +131,8 @@ def measure(framework: str, trials: int, warm: int, timed_trials: int) -> dict[s
         "overhead_ms_median": statistics.median(overhead) * 1e3,
         "overhead_ms_p90": statistics.quantiles(overhead, n=10)[-1] * 1e3,
         "heap_mib_after_warm": heap["after_warm_mib"],
+        "heap_mib_after_half": heap["after_half_mib"],
+        "trials_at_half": timed_trials + warm + half,
         "heap_mib_after_all": heap["after_all_mib"],
         "heap_growth_kib_per_1000_trials": (heap["after_all_mib"] - heap["after_warm_mib"]) * 1024
         * 1000 / max(1, trials - warm),
@@ -141,9 +147,11 @@ def _floats(n: int) -> float:
 
 
 def _row(r: dict[str, Any]) -> str:
+    half = r.get("heap_mib_after_half")  # runs before the midpoint was measured have two points
+    heap = [r["heap_mib_after_warm"], *([] if half is None else [half]), r["heap_mib_after_all"]]
     return (
         f"| {r['framework']} | {r['trials']:,} | {r['framework_ms_median']:.1f} | {r['overhead_ms_median']:.2f} "
-        f"| {r['overhead_ms_p90']:.2f} | {r['heap_mib_after_warm'] * 1024:.0f} → {r['heap_mib_after_all'] * 1024:.0f} "
+        f"| {r['overhead_ms_p90']:.2f} | {' → '.join(f'{h * 1024:.0f}' for h in heap)} "
         f"| {r['escaped_spans']} |"
     )
 
@@ -158,9 +166,10 @@ def markdown(data: dict[str, Any]) -> Any:
         "driven by the offline model (the seat-change input: triage, a handoff, `update_seat`, the answer); "
         "`otel` is a callable reporting the same GenAI spans itself, no HTTP. *Overhead* is the trial's time "
         "through the capture adapter minus the framework's own call inside it, over 200 trials timed without "
-        "tracing allocations; *heap* is `tracemalloc`'s current size after 100 more trials and after all of them.",
+        "tracing allocations; *heap* is `tracemalloc`'s current size after 100 more trials, (newer runs) halfway "
+        "through the rest, and after all of them: a one-off allocation is a step, growth a slope.",
         "",
-        "| framework | trials | framework's call (ms, median) | capture overhead (ms, median) | p90 | heap (KiB) 100 → all | escaped spans |",
+        "| framework | trials | framework's call (ms, median) | capture overhead (ms, median) | p90 | heap (KiB) 100 → (half →) all | escaped spans |",
         "|---|---:|---:|---:|---:|---|---:|",
         *(_row(r["result"]) for r in results),
         "",
@@ -181,11 +190,42 @@ def markdown(data: dict[str, Any]) -> Any:
     return update
 
 
+def trace_heap(framework: str, trials: int) -> None:
+    """Where the heap grows: the traced heap every 100 trials and the three largest allocation differences
+    between trial 100 and the end with their stacks, so a step (one object allocated once) is told from
+    growth (many, rising with the trials). Prints only; writes no data."""
+    adapter = _adapter(framework)
+
+    async def run(n: int, offset: int) -> None:
+        for i in range(n):
+            await adapter.run(INPUT, seed=offset + i)
+
+    asyncio.run(run(20, 0))  # imports and first-call caches
+    tracemalloc.start(25)
+    asyncio.run(run(100, 100))
+    gc.collect()
+    first = tracemalloc.take_snapshot()
+    print(f"after 100: {tracemalloc.get_traced_memory()[0] / 2**20:.3f} MiB", flush=True)
+    for done in range(200, trials + 1, 100):
+        asyncio.run(run(100, 1000 + done))
+        gc.collect()
+        print(f"after {done}: {tracemalloc.get_traced_memory()[0] / 2**20:.3f} MiB", flush=True)
+    for stat in tracemalloc.take_snapshot().compare_to(first, "traceback")[:3]:
+        print(stat)
+        for line in stat.traceback.format()[-24:]:
+            print("   ", line)
+
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = parser(__doc__)
     ap.add_argument("--framework", default="otel", help="the profile to measure (its environment must have it)")
     ap.add_argument("--trials", type=int, default=1000)
+    ap.add_argument("--trace-heap", action="store_true", help="print where the heap grows (tracebacks); no data")
     args = ap.parse_args(argv)
+    if args.trace_heap:
+        trace_heap(args.framework, min(args.trials, 500))
+        return
     if args.render:
         write_report(args, "frameworks", load_result(args, "frameworks"), markdown)
         return

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 pytest.importorskip("google.adk")
 
@@ -27,12 +26,12 @@ from agentassay._spec._model import ModelConfig
 from agentassay._traces import Action, Trace, TraceStore
 from examples.customer_service.airline import OUT_OF_SCOPE, TRIAGE_INSTRUCTIONS_V1, faq_lookup_tool
 from examples.frameworks.adk._workflow import FAQ, SEAT, TRIAGE, build_triage_agent
+from tests._support.frameworks import SEAT_Q, concurrent_seat_trials, seat_suite
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "examples" / "frameworks" / "adk" / "agentassay.yml"
 V1 = "examples.frameworks.adk.v1:agent"
 V2 = "examples.frameworks.adk.v2:agent"
-SEAT_Q = "I'd like to change my seat to {seat}. My confirmation number is ABC123."
 _ADAPTERS: dict[str, AgentAdapter] = {}
 
 
@@ -159,32 +158,13 @@ def test_a_failing_tool_ends_the_run_with_the_calls_error() -> None:
 # -- concurrency ------------------------------------------------------------------------------------------
 def test_eight_concurrent_trials_keep_their_traces_apart() -> None:
     adapter = offline()
-    seats = [f"{i + 2}{'ABCDEF'[i % 6]}" for i in range(8)]
-
-    async def run() -> list[Trace]:
-        return await asyncio.gather(*(adapter.run(SEAT_Q.format(seat=s), seed=100 + i) for i, s in enumerate(seats)))
-
-    traces = asyncio.run(run())
-    for seat, trace in zip(seats, traces, strict=True):
-        check_seat_trace(trace, seat)
-        others = [s for s in seats if s != seat]
-        assert not any(s in json.dumps(trace.to_dict()) for s in others)
-    assert len({t.metadata.extra["trace_id"] for t in traces}) == 8 and adapter.escaped == 0
+    concurrent_seat_trials(adapter, check_seat_trace, seed=100)
     assert not adapter._serial  # requests carried traceparent: the trials really ran concurrently
 
 
 # -- the example through the CLI --------------------------------------------------------------------------
-def seat_suite(tmp_path: Path) -> Path:
-    """The example's suite with its seat_change scenario only (the one v2 regresses), to keep the run short."""
-    suite = yaml.safe_load(SUITE.read_text(encoding="utf-8"))
-    suite["scenarios"] = [s for s in suite["scenarios"] if s["name"] == "seat_change"]
-    path = tmp_path / "agentassay.yml"
-    path.write_text(yaml.safe_dump(suite, sort_keys=False), encoding="utf-8")
-    return path
-
-
 def test_the_example_offline_records_full_traces_and_v2_is_blocked(tmp_path: Path) -> None:
-    suite, store, base = seat_suite(tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
+    suite, store, base = seat_suite(SUITE, tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
     assert main(["run", str(suite), "--full", "--trials", "30", "-o", base, "--store", store, "-q"]) == 0
     with TraceStore(store) as s:
         [traces] = [[r.trace for r in s.query(v)] for v in s.versions()]

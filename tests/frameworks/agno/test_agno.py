@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 pytest.importorskip("agno")
 
@@ -36,13 +35,13 @@ from examples.customer_service.airline import (
     faq_lookup_tool,
 )
 from examples.frameworks.agno._workflow import build_team
+from tests._support.frameworks import SEAT_Q, concurrent_seat_trials, seat_suite
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "examples" / "frameworks" / "agno" / "agentassay.yml"
 V1 = "examples.frameworks.agno.v1:team"
 V2 = "examples.frameworks.agno.v2:team"
 COORDINATE = "tests.frameworks.agno._coordinate:team"
-SEAT_Q = "I'd like to change my seat to {seat}. My confirmation number is ABC123."
 _ADAPTERS: dict[str, AgentAdapter] = {}
 
 
@@ -205,33 +204,12 @@ def test_a_run_agno_reports_as_failed_is_the_trials_error() -> None:
 # -- concurrency ------------------------------------------------------------------------------------------
 def test_eight_concurrent_trials_keep_their_traces_apart() -> None:
     adapter = offline()
-    seats = [f"{i + 2}{'ABCDEF'[i % 6]}" for i in range(8)]
-
-    async def run() -> list[Trace]:
-        return await asyncio.gather(
-            *(adapter.run(SEAT_Q.format(seat=s), seed=i + 100) for i, s in enumerate(seats))
-        )
-
-    traces = asyncio.run(run())
-    for seat, trace in zip(seats, traces, strict=True):
-        check_seat_trace(trace, seat)
-        others = [s for s in seats if s != seat]
-        assert not any(s in json.dumps(trace.to_dict()) for s in others)
-    assert len({t.metadata.extra["trace_id"] for t in traces}) == 8 and adapter.escaped == 0
+    concurrent_seat_trials(adapter, check_seat_trace, seed=100)
 
 
 # -- the example through the CLI --------------------------------------------------------------------------
-def seat_suite(tmp_path: Path) -> Path:
-    """The example's suite with its seat_change scenario only (the one v2 regresses), to keep the run short."""
-    suite = yaml.safe_load(SUITE.read_text(encoding="utf-8"))
-    suite["scenarios"] = [s for s in suite["scenarios"] if s["name"] == "seat_change"]
-    path = tmp_path / "agentassay.yml"
-    path.write_text(yaml.safe_dump(suite, sort_keys=False), encoding="utf-8")
-    return path
-
-
 def test_the_example_offline_records_full_traces_and_v2_is_blocked(tmp_path: Path) -> None:
-    suite, store, base = seat_suite(tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
+    suite, store, base = seat_suite(SUITE, tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
     assert main(["run", str(suite), "--full", "--trials", "30", "-o", base, "--store", store, "-q"]) == 0
     with TraceStore(store) as s:
         [traces] = [[r.trace for r in s.query(v)] for v in s.versions()]

@@ -382,7 +382,8 @@ class _Parser:
         # A node rendered from a dataset row: the row and its column are where the fix goes.
         column = ", ".join(origin.columns) or None
         if isinstance(node, yaml.ScalarNode) and origin.columns and not str(node.value).strip():
-            message += f" This row leaves {'column' if len(origin.columns) == 1 else 'columns'} {column} empty: fill it in, or remove the row."
+            what = f"column '{column}' is" if len(origin.columns) == 1 else f"columns {column} are"
+            message += f" The row's {what} empty: fill it in, or remove the row."
         template = f"{self.file}:{line}" if self.file else f"line {line}"
         return SpecError(
             message, file=origin.file, key=key or None, row=origin.row, column=column, template=template, **parts

@@ -916,11 +916,13 @@ class _Parser:
         self.dataset_rows += len(data.rows)
         template = yaml.MappingNode(node.tag, [(k, v) for k, v in node.value if k.value != "dataset"],
                                     node.start_mark, node.end_mark, node.flow_style)
-        for field_name in ("input", "name"):  # Inspect's FieldSpec defaults: a column of the key's name
-            if field_name not in m and data.columns is not None and field_name in data.columns:
+        # Inspect's FieldSpec defaults: `input` from a column `input`; `name` from `name`, else `id`.
+        for field_name, columns in (("input", ("input",)), ("name", ("name", "id"))):
+            found = [c for c in columns if data.columns is not None and c in data.columns]
+            if field_name not in m and found:
                 template.value.append((
                     yaml.ScalarNode(_STR_TAG, field_name, dnode.start_mark, dnode.end_mark),
-                    yaml.ScalarNode(_STR_TAG, "{{ " + field_name + " }}", dnode.start_mark, dnode.end_mark, '"'),
+                    yaml.ScalarNode(_STR_TAG, "{{ " + found[0] + " }}", dnode.start_mark, dnode.end_mark, '"'),
                 ))
         before = len(self.errors)
         templates = Templates(self.loader, template)

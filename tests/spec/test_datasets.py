@@ -91,9 +91,12 @@ def test_inline_and_dataset_items_mix_in_order_and_defaults_follow_inspect(tmp_p
     with pytest.raises(SpecError, match="non-empty string") as info:  # row 3's name is empty
         load_suite(path)
     assert (info.value.row, info.value.column) == (3, "name")
-    (tmp_path / "c.csv").write_text("input,id\nhello there,1\nbye now,2\n", encoding="utf-8")
+    (tmp_path / "c.csv").write_text("input,id\nhello there,h1\nbye now,b2\n", encoding="utf-8")
     s = load_suite(path)
-    assert [x.name for x in s.scenarios] == ["first", "hello_there", "bye_now"]  # input column by default
+    assert [x.name for x in s.scenarios] == ["first", "h1", "b2"]  # the input and id columns by default
+    assert [x.input for x in s.scenarios] == ["first", "hello there", "bye now"]
+    (tmp_path / "c.csv").write_text("input,tier\nhello there,1\nbye now,2\n", encoding="utf-8")
+    assert [x.name for x in load_suite(path).scenarios] == ["first", "hello_there", "bye_now"]  # else a slug
 
 
 def test_jsonl_values_keep_their_types(tmp_path: Path) -> None:

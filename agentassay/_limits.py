@@ -27,6 +27,13 @@ from typing import Any
 from ._errors import AgentAssayError
 
 DEFAULT_TIMEOUT = 120.0  # seconds for one match when no trial deadline applies (config.timeout's default)
+
+#: Rows a suite may take from dataset files (``scenarios: - dataset: cases.csv``), all its datasets together:
+#: each row is a scenario that runs up to ``config.trials`` trials, so 10,000 rows is already more than a CI
+#: check can pay for; past it the load stops with an error naming the file and the row (docs/suite.md).
+MAX_DATASET_ROWS = 10_000
+#: Bytes one dataset file may have, checked before it is read: 10,000 rows of a few KiB each fit.
+MAX_DATASET_BYTES = 64 * 1024 * 1024
 _local = threading.local()
 
 

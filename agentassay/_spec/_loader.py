@@ -20,7 +20,17 @@ import yaml
 
 from .._config_check import closest
 from .._errors import AgentAssayError
-from .._limits import compile_pattern, regex_error
+from .._limits import MAX_DATASET_ROWS, compile_pattern, regex_error
+from ._dataset import (
+    DatasetProblem,
+    Origin,
+    TemplateProblem,
+    Templates,
+    dataset_format,
+    origin_of,
+    read_dataset,
+    with_origin,
+)
 from ._kinds import check_kinds, kind_names
 from ._model import (
     CORRECTIONS,
@@ -68,6 +78,7 @@ SCENARIO_KEYS = ("name", "input", "properties", "evaluator", "threshold", "descr
 
 # `module.sub:attr.sub`: what `agent` and checks that name code (`python`, a feature's) name.
 ENTRY_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+_STR_TAG = "tag:yaml.org,2002:str"
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Checks whose value may be a list: one check per item, so each failure names its own item.
@@ -114,6 +125,11 @@ class SpecError(AgentAssayError):
     ``str(e)`` is ``file:line: key: message``; the parts are also attributes so the CLI and
     tests can use them. ``line`` is 1-based; ``key`` is a dotted path such as
     ``config.trials`` or ``scenarios[2].evaluator[0]`` (list indices count from 0).
+
+    A problem in a dataset row names the dataset as ``file``, its ``row`` (1-based as a spreadsheet shows it:
+    a CSV's header is row 1; a JSONL's line) and ``column``; ``template`` is where the suite writes the template
+    (``agentassay.yml:14``). ``rows`` lists every row with the same problem. ``errors`` is every problem of the
+    file (this one alone unless it is a :class:`SpecErrors`).
     """
 
     def __init__(
@@ -126,6 +142,9 @@ class SpecError(AgentAssayError):
         expected: str | None = None,
         got: str | None = None,
         suggestion: str | None = None,
+        row: int | None = None,
+        column: str | None = None,
+        template: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -135,13 +154,66 @@ class SpecError(AgentAssayError):
         self.expected = expected
         self.got = got
         self.suggestion = suggestion
+        self.row = row
+        self.rows: tuple[int, ...] = (row,) if row is not None else ()
+        self.column = column
+        self.template = template
+        self.errors: tuple[SpecError, ...] = (self,)
+
+    def where(self) -> str | None:
+        if self.rows:
+            shown = ", ".join(str(r) for r in self.rows[:5])
+            more = f" and {len(self.rows) - 5} more" if len(self.rows) > 5 else ""
+            rows = f"row {shown}" if len(self.rows) == 1 else f"rows {shown}{more}"
+            column = f", column '{self.column}'" if self.column else ""
+            return f"{self.file or 'dataset'}, {rows}{column}"
+        if self.file is not None:
+            return f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"line {self.line}" if self.line is not None else None
 
     def __str__(self) -> str:
-        if self.file is not None:
-            where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        else:
-            where = f"line {self.line}" if self.line is not None else None
-        return ": ".join(p for p in (where, self.key, self.message) if p)
+        tail = f" (template: {self.template})" if self.template else ""
+        return ": ".join(p for p in (self.where(), self.key, self.message) if p) + tail
+
+
+#: Problems one report lists; past it the report says how many more there are.
+MAX_REPORTED_ERRORS = 50
+
+
+class SpecErrors(SpecError):
+    """Every independent problem of one suite file, reported together: the attributes are the first one's."""
+
+    def __init__(self, errors: list[SpecError], file: str | None) -> None:
+        first = errors[0]
+        super().__init__(
+            first.message, file=first.file, line=first.line, key=first.key, expected=first.expected,
+            got=first.got, suggestion=first.suggestion, row=first.row, column=first.column, template=first.template,
+        )
+        self.rows = first.rows
+        self.errors = tuple(errors)
+        self.suite_file = file
+
+    def __str__(self) -> str:
+        shown = self.errors[:MAX_REPORTED_ERRORS]
+        head = f"{len(self.errors)} problems in {self.suite_file or 'the suite'}; fix them all, then load it again:"
+        more = len(self.errors) - len(shown)
+        tail = [f"  ... and {more} more (fix these first)"] if more else []
+        return "\n".join([head, *(f"  {e}" for e in shown), *tail])
+
+
+def combine(errors: list[SpecError], file: str | None) -> SpecError:
+    """One error for a file's problems: identical ones once, one problem in many dataset rows as one line
+    naming the rows, and a :class:`SpecErrors` when more than one remains."""
+    merged: dict[tuple[Any, ...], SpecError] = {}
+    for e in errors:
+        k = (e.file, e.line, e.key, e.message, e.column, e.template)
+        if k in merged:
+            if e.row is not None and e.row not in merged[k].rows:
+                merged[k].rows = (*merged[k].rows, e.row)
+            continue
+        merged[k] = e
+    out = list(merged.values())
+    return out[0] if len(out) == 1 else SpecErrors(out, file)
 
 
 def load_suite(path: str | os.PathLike[str], *, plugin_keys: PluginKeys | None = None) -> Suite:
@@ -279,6 +351,21 @@ class _Parser:
         self.root = root
         self.plugin_keys = plugin_keys
         self.extensions: dict[str, Extension] = {}
+        # Every independent problem found so far: a section that fails is recorded and the next one read, so
+        # one load reports them all; what depends on a failed section is not checked (no cascades).
+        self.errors: list[SpecError] = []
+        self.dataset_rows = 0  # rows read from datasets so far (MAX_DATASET_ROWS bounds them all)
+
+    def note(self, e: SpecError) -> None:
+        self.errors.extend(e.errors)
+
+    def attempt(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``, or None after recording the :class:`SpecError` it raised."""
+        try:
+            return fn(*args)
+        except SpecError as e:
+            self.note(e)
+            return None
 
     def owned(self, where: str) -> dict[str, str]:
         return dict(self.plugin_keys.get(where) or {})
@@ -289,7 +376,18 @@ class _Parser:
     # -- error construction ---------------------------------------------------------------------
     def err(self, node: yaml.Node | None, key: str | None, message: str, **parts: str | None) -> SpecError:
         line = _line(node) if node is not None else None
-        return SpecError(message, file=self.file, line=line, key=key or None, **parts)
+        origin = origin_of(node)
+        if origin is None:
+            return SpecError(message, file=self.file, line=line, key=key or None, **parts)
+        # A node rendered from a dataset row: the row and its column are where the fix goes.
+        column = ", ".join(origin.columns) or None
+        if isinstance(node, yaml.ScalarNode) and origin.columns and not str(node.value).strip():
+            what = f"column '{column}' is" if len(origin.columns) == 1 else f"columns {column} are"
+            message += f" The row's {what} empty: fill it in, or remove the row."
+        template = f"{self.file}:{line}" if self.file else f"line {line}"
+        return SpecError(
+            message, file=origin.file, key=key or None, row=origin.row, column=column, template=template, **parts
+        )
 
     def expected(
         self, node: yaml.Node, key: str | None, expected: str, value: Any, hint: str = ""
@@ -315,6 +413,20 @@ class _Parser:
     # -- typed reads ------------------------------------------------------------------------------
     def value(self, node: yaml.Node) -> Any:
         return self.loader.construct_object(node, deep=True)
+
+    def typed(self, node: yaml.Node) -> Any:
+        """The node's value; a string rendered from a CSV cell is read as YAML would read it unquoted (``3``
+        an integer, ``0.9`` a number, ``true`` a boolean), for the keys that want those types."""
+        v = self.value(node)
+        if isinstance(v, str) and isinstance(node, yaml.ScalarNode) and origin_of(node) is not None:
+            text = v.strip()
+            tag = self.loader.resolve(yaml.ScalarNode, text, (True, False))
+            if tag != "tag:yaml.org,2002:str":
+                try:
+                    return self.loader.construct_object(yaml.ScalarNode(tag, text), deep=True)
+                except (yaml.YAMLError, ValueError):
+                    return v
+        return v
 
     def switch(
         self, node: yaml.Node, key: str, keys: tuple[str, ...]
@@ -370,13 +482,13 @@ class _Parser:
         return None if self.is_null(node) else self.string(node, key, expected, nonempty=True)
 
     def integer(self, node: yaml.Node, key: str, minimum: int) -> int:
-        v = self.value(node)
+        v = self.typed(node)
         if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
             raise self.expected(node, key, f"an integer >= {minimum}", v)
         return v
 
     def number(self, node: yaml.Node, key: str, expected: str, ok: Callable[[float], bool]) -> float:
-        v = self.value(node)
+        v = self.typed(node)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not ok(v):
             raise self.expected(node, key, expected, v)
         return float(v)
@@ -385,7 +497,7 @@ class _Parser:
         return self.number(node, key, "a number strictly between 0 and 1", lambda x: 0.0 < x < 1.0)
 
     def boolean(self, node: yaml.Node, key: str) -> bool:
-        v = self.value(node)
+        v = self.typed(node)
         if not isinstance(v, bool):
             raise self.expected(node, key, "true or false", v)
         return v
@@ -423,54 +535,60 @@ class _Parser:
                 line=1,
             )
         top = self.mapping(node, None, "a mapping at the top level (keys: " + ", ".join(TOP_KEYS) + ")")
-        self.check_keys(top, None, (*TOP_KEYS, *self.owned("suite")))
+        unknown = self.unknown_keys(top, None, (*TOP_KEYS, *self.owned("suite")))
 
         name = self.root.name if self.root is not None and self.root.name else "suite"
         description = ""
         agent: AgentConfig | None = None
         model = ModelConfig()
         settings = self.with_parts(Settings(), {}, {})
-        config_nodes: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        config_nodes: dict[str, tuple[yaml.Node, yaml.Node]] | None = {}
         pending: list[_Pending] | None = None
         for k, (_, vnode) in top.items():
+            if k in unknown:
+                continue
             if k == "name":
-                name = self.string(vnode, "name", "a non-empty string", nonempty=True)
+                name = self.attempt(lambda n: self.string(n, "name", "a non-empty string", nonempty=True), vnode) or name
             elif k == "description":
-                description = "" if self.is_null(vnode) else self.string(vnode, "description")
+                description = "" if self.is_null(vnode) else self.attempt(self.string, vnode, "description") or ""
             elif k == "agent":
-                agent = self.agent(vnode)
+                agent = self.attempt(self.agent, vnode)
             elif k == "model":
-                model = self.model(vnode)
+                model = self.attempt(self.model, vnode) or model
             elif k == "config":
                 settings, config_nodes = self.config(vnode)
             elif k == "scenarios":
-                pending = self.scenarios(vnode)
+                pending = self.attempt(self.scenarios, vnode) or []
             else:  # a key a plugin owns
                 self.extensions[k] = self.extension("suite", k, k, vnode)
 
-        if agent is None:
-            raise self.err(
+        meant = {closest(k, (*TOP_KEYS, *self.owned("suite"))) for k in unknown}  # `agnet:` is not also "no agent"
+        if "agent" not in top and "agent" not in meant:
+            self.note(self.err(
                 node,
                 "agent",
                 "required key missing. Add `agent: package.module:attribute` naming your agent "
                 "(an Agents SDK Agent or a Python callable), e.g. `agent: tickets:route`.",
                 expected="package.module:attribute",
                 got="nothing",
-            )
-        if pending is None:
-            raise self.err(
+            ))
+        if "scenarios" not in top and "scenarios" not in meant:
+            self.note(self.err(
                 node,
                 "scenarios",
                 "required key missing. Add `scenarios:`, a list of scenarios each with at least "
                 "`input:` and a check (`evaluator:` or a check property such as `must_call:`).",
                 expected="a non-empty list of scenarios",
                 got="nothing",
-            )
-        for p in pending:
+            ))
+        for p in pending or []:
             if p.no_checks is not None and not self.graded(p):
-                raise self.no_checks(p.no_checks, p.key, p)
-            self.check_sprt_threshold(p, settings, config_nodes)
-        scenarios = self.name_scenarios(pending)
+                self.note(self.no_checks(p.no_checks, p.key, p))
+            elif config_nodes is not None:  # the config's own errors are reported; not checked against it
+                self.attempt(self.check_sprt_threshold, p, settings, config_nodes)
+        scenarios = self.name_scenarios(pending or [])
+        if self.errors or agent is None:
+            raise combine(self.errors, self.file)
         return Suite(
             name=name,
             agent=agent,
@@ -481,6 +599,16 @@ class _Parser:
             extensions=dict(self.extensions),
             model_given="model" in top,
         )
+
+    def unknown_keys(
+        self, m: dict[str, tuple[yaml.Node, yaml.Node]], key: str | None, valid: Iterable[str]
+    ) -> set[str]:
+        """Record an error for every key of ``m`` not in ``valid``; the set of them (to skip)."""
+        valid = tuple(valid)
+        bad = [k for k in m if k not in valid]
+        for k in bad:
+            self.note(self.unknown(m[k][0], _join(key, k), k, valid, "key"))
+        return set(bad)
 
     def agent(self, node: yaml.Node) -> AgentConfig:
         if isinstance(node, yaml.MappingNode):
@@ -601,42 +729,63 @@ class _Parser:
                         got="nothing",
                     )
 
-    def config(self, node: yaml.Node) -> tuple[Settings, dict[str, tuple[yaml.Node, yaml.Node]]]:
+    def config(self, node: yaml.Node) -> tuple[Settings, dict[str, tuple[yaml.Node, yaml.Node]] | None]:
+        """The settings and ``config:``'s entries; None for the entries when a key of it is wrong (its error is
+        recorded, and nothing is checked against settings that are not the ones written)."""
+        defaults = self.with_parts(Settings(), {}, {})
         if self.is_null(node):
-            return self.with_parts(Settings(), {}, {}), {}
-        m = self.mapping(node, "config")
+            return defaults, {}
+        before = len(self.errors)
+        m = self.attempt(self.mapping, node, "config")
+        if m is None:
+            return defaults, None
         owned = self.owned("config")
-        self.check_keys(m, "config", (*CONFIG_KEYS, *self.part_keys(""), *owned))
+        unknown = self.unknown_keys(m, "config", (*CONFIG_KEYS, *self.part_keys(""), *owned))
         kw: dict[str, Any] = {}
         parts: dict[str, yaml.Node] = {}  # the value nodes of keys a feature's settings own, by config key
         for k, (_, vnode) in m.items():
-            key = f"config.{k}"
-            if k in ("trials", "concurrency"):
-                kw[k] = self.integer(vnode, key, 1)
-            elif k in ("max_trials", "baseline_trials"):
-                kw[k] = None if self.is_null(vnode) else self.integer(vnode, key, 1)
-            elif k in ("threshold", "alpha", "beta", "delta"):
-                kw[k] = self.probability(vnode, key)
-            elif k == "method":
-                kw[k] = self.choice(vnode, key, METHODS)
-            elif k == "errors":
-                kw[k] = self.choice(vnode, key, ERROR_POLICIES)
-            elif k == "correction":
-                kw[k] = self.choice(vnode, key, CORRECTIONS)
-            elif k == "timeout":
-                kw[k] = self.number(vnode, key, "a number of seconds > 0", lambda x: x > 0)
-            elif k in ("retries", "seed"):
-                kw[k] = self.integer(vnode, key, 0)
-            elif k == "regression":
-                kw.update(self.regression(vnode, parts))
-            elif k == "prices":
-                kw[k] = self.prices(vnode)
-            elif k in self.part_keys(""):
-                parts[k] = vnode
-            elif k in owned:
-                self.extensions[key] = self.extension("config", k, key, vnode)
-        settings = self.with_parts(Settings(**kw), parts, m)
+            if k not in unknown:
+                self.attempt(self.config_key, k, vnode, kw, parts, owned)
+        if len(self.errors) > before:
+            return defaults, None
+        settings = self.attempt(self.with_parts, Settings(**kw), parts, m)
+        if settings is None:
+            return defaults, None
+        if self.attempt(self.check_config, settings, m) is None:
+            return settings, None
+        return settings, m
 
+    def config_key(
+        self, k: str, vnode: yaml.Node, kw: dict[str, Any], parts: dict[str, yaml.Node], owned: dict[str, str]
+    ) -> None:
+        key = f"config.{k}"
+        if k in ("trials", "concurrency"):
+            kw[k] = self.integer(vnode, key, 1)
+        elif k in ("max_trials", "baseline_trials"):
+            kw[k] = None if self.is_null(vnode) else self.integer(vnode, key, 1)
+        elif k in ("threshold", "alpha", "beta", "delta"):
+            kw[k] = self.probability(vnode, key)
+        elif k == "method":
+            kw[k] = self.choice(vnode, key, METHODS)
+        elif k == "errors":
+            kw[k] = self.choice(vnode, key, ERROR_POLICIES)
+        elif k == "correction":
+            kw[k] = self.choice(vnode, key, CORRECTIONS)
+        elif k == "timeout":
+            kw[k] = self.number(vnode, key, "a number of seconds > 0", lambda x: x > 0)
+        elif k in ("retries", "seed"):
+            kw[k] = self.integer(vnode, key, 0)
+        elif k == "regression":
+            kw.update(self.regression(vnode, parts))
+        elif k == "prices":
+            kw[k] = self.prices(vnode)
+        elif k in self.part_keys(""):
+            parts[k] = vnode
+        elif k in owned:
+            self.extensions[key] = self.extension("config", k, key, vnode)
+
+    def check_config(self, settings: Settings, m: dict[str, tuple[yaml.Node, yaml.Node]]) -> Settings:
+        """The checks between ``config:``'s keys, once each key reads well on its own."""
         if settings.max_trials is not None and settings.max_trials < settings.trials:
             vnode = m["max_trials"][1]
             raise self.expected(
@@ -663,7 +812,7 @@ class _Parser:
                 raise self.err(
                     m[k][1], f"config.{k}", f"expected {expected}, got {got}.", expected=expected, got=got
                 )
-        return settings, m
+        return settings
 
     def prices(self, node: yaml.Node) -> dict[str, dict[str, float]]:
         """``{model: {input: usd_per_million, output: usd_per_million}}``."""
@@ -724,72 +873,171 @@ class _Parser:
 
     # -- scenarios --------------------------------------------------------------------------------
     def scenarios(self, node: yaml.Node) -> list[_Pending]:
+        """Each scenario read on its own (a bad one is recorded and skipped); a ``dataset:`` item is one per row."""
         if not isinstance(node, yaml.SequenceNode) or not node.value:
             raise self.expected(
                 node,
                 "scenarios",
-                "a non-empty list of scenarios (each `- input: ...`)",
+                "a non-empty list of scenarios (each `- input: ...`, or `- dataset: cases.csv`)",
                 self.value(node),
             )
-        return [self.scenario(item, f"scenarios[{i}]") for i, item in enumerate(node.value)]
+        out: list[_Pending] = []
+        for i, item in enumerate(node.value):
+            key = f"scenarios[{i}]"
+            if isinstance(item, yaml.MappingNode) and any(
+                isinstance(k, yaml.ScalarNode) and k.value == "dataset" for k, _ in item.value
+            ):
+                out.extend(self.attempt(self.dataset, item, key) or [])
+            else:
+                p = self.attempt(self.scenario, item, key)
+                if p is not None:
+                    out.append(p)
+        return out
 
-    def scenario(self, node: yaml.Node, key: str) -> _Pending:
+    def dataset(self, node: yaml.MappingNode, key: str) -> list[_Pending]:
+        """``- dataset: FILE`` and a scenario template: one scenario per row of the CSV / JSONL file
+        (_spec/_dataset.py). Problems of the file or the template are reported once, not once per row."""
+        m = self.mapping(node, key)
+        dnode = m["dataset"][1]
+        shown_name = self.string(dnode, f"{key}.dataset", "a path to a .csv or .jsonl file", nonempty=True).strip()
+        shown_name = shown_name.removeprefix("file://")  # promptfoo's spelling of a file
+        path = (self.root or Path.cwd()) / os.path.expanduser(shown_name)
+        shown = os.fspath(Path(os.path.dirname(self.file)) / shown_name) if self.file else shown_name
+        if not path.is_file():
+            raise self.missing_dataset(dnode, f"{key}.dataset", path, shown_name)
+        try:
+            data = read_dataset(path, shown, MAX_DATASET_ROWS - self.dataset_rows)
+        except DatasetProblem as e:
+            where = f"{self.file}:{_line(dnode)}" if self.file else f"line {_line(dnode)}"
+            raise SpecError(
+                e.message, file=shown, key=f"{key}.dataset",
+                row=e.row, column=e.column, template=where,
+            ) from None
+        self.dataset_rows += len(data.rows)
+        template = yaml.MappingNode(node.tag, [(k, v) for k, v in node.value if k.value != "dataset"],
+                                    node.start_mark, node.end_mark, node.flow_style)
+        # Inspect's FieldSpec defaults: `input` from a column `input`; `name` from `name`, else `id`.
+        for field_name, columns in (("input", ("input",)), ("name", ("name", "id"))):
+            found = [c for c in columns if data.columns is not None and c in data.columns]
+            if field_name not in m and found:
+                template.value.append((
+                    yaml.ScalarNode(_STR_TAG, field_name, dnode.start_mark, dnode.end_mark),
+                    yaml.ScalarNode(_STR_TAG, "{{ " + found[0] + " }}", dnode.start_mark, dnode.end_mark, '"'),
+                ))
+        before = len(self.errors)
+        templates = Templates(self.loader, template)
+        for problem in templates.problems:
+            self.note(self.err(problem.node, key, problem.message))
+        if data.columns is not None:
+            for tnode, column in templates.columns():
+                if column not in data.columns:
+                    self.note(self.unknown_column(tnode, key, column, data))
+        if len(self.errors) > before:  # a template's problem is reported once, not again in every row
+            return []
+        return self.dataset_rows_read(templates, data, key)
+
+    def dataset_rows_read(self, templates: Templates, data: Any, key: str) -> list[_Pending]:
+        out: list[_Pending] = []
+        for row in data.rows:
+            try:
+                rendered = templates.render(row, data.shown)
+            except TemplateProblem as e:
+                node = e.node
+                origin = Origin(data.shown, row.number, (e.column,) if e.column else ())
+                self.note(self.err(with_origin(node, origin), key, e.message))
+                continue
+            p = self.attempt(self.scenario, rendered, key)
+            if p is not None:
+                out.append(p)
+        return out
+
+    def missing_dataset(self, node: yaml.Node, key: str, path: Path, name: str) -> SpecError:
+        folder = path.parent
+        near = None
+        if folder.is_dir():
+            near = closest(path.name, [c.name for c in folder.iterdir() if dataset_format(c.name)])
+        did = f" Did you mean '{Path(name).parent / near}'?" if near else ""
+        return self.err(
+            node, key,
+            f"dataset file not found: {path}.{did} The path is relative to the suite file's folder.",
+            expected="an existing .csv or .jsonl file", got=name, suggestion=str(Path(name).parent / near) if near else None,
+        )
+
+    def unknown_column(self, node: yaml.Node, key: str, column: str, data: Any) -> SpecError:
+        columns = list(data.columns)
+        best = closest(column, columns)
+        did = f" Did you mean '{best}'?" if best else ""
+        return SpecError(
+            f"the template {node.value!r} reads column {column!r}, which {data.shown} does not have.{did} "
+            f"Its columns (row 1): {', '.join(columns)}.",
+            file=self.file, line=_line(node), key=key, expected="one of " + ", ".join(columns), got=column,
+            suggestion=best,
+        )
+
+    def scenario(self, node: yaml.Node, key: str) -> _Pending | None:
+        """One scenario; its keys' problems are all recorded, and a scenario with any is left out (None)."""
         m = self.mapping(node, key, "a scenario: a mapping with at least `input:`")
-        for k, (knode, _) in m.items():
-            if k in kind_names() and k not in self.owned("scenario"):  # else the key of the plugin that owns it
-                where = "`properties:` or `evaluator:`" if k in PROPERTY_CHECKS else "`evaluator:`"
-                raise self.err(knode, f"{key}.{k}", f"'{k}' is a check; put it under {where}.")
+        before = len(self.errors)
         owned = self.owned("scenario")
-        self.check_keys(m, key, (*SCENARIO_KEYS, *owned))
-        if "input" not in m:
-            raise self.err(
+        for k, (knode, _) in m.items():
+            if k in kind_names() and k not in owned:  # else the key of the plugin that owns it
+                where = "`properties:` or `evaluator:`" if k in PROPERTY_CHECKS else "`evaluator:`"
+                self.note(self.err(knode, f"{key}.{k}", f"'{k}' is a check; put it under {where}."))
+        bad = {k for k in m if k in kind_names() and k not in owned}
+        valid = (*SCENARIO_KEYS, *owned)
+        bad |= self.unknown_keys({k: v for k, v in m.items() if k not in bad}, key, valid)
+        text = ""
+        if "input" not in m and "input" not in {closest(k, valid) for k in bad}:
+            self.note(self.err(
                 node,
                 f"{key}.input",
                 "required key missing. Add `input:`, the text the agent is run on.",
                 expected="a string",
                 got="nothing",
-            )
-        text = self.string(m["input"][1], f"{key}.input", "a string (the agent's input)")
+            ))
+        elif "input" in m:
+            # A dataset row's input must say something: an empty cell is a mistake, not a test case.
+            text = self.attempt(
+                lambda n: self.string(n, f"{key}.input", "a string (the agent's input)", nonempty=origin_of(n) is not None),
+                m["input"][1],
+            ) or ""
         p = _Pending(key=key, line=_line(node), input=text)
         p.extensions = {k: self.extension("scenario", k, f"{key}.{k}", m[k][1]) for k in m if k in owned}
-        if "name" in m:
-            p.name = self.string(m["name"][1], f"{key}.name", "a non-empty string", nonempty=True)
-            p.name_node = m["name"][1]
-        if "description" in m and not self.is_null(m["description"][1]):
-            p.description = self.string(m["description"][1], f"{key}.description")
-        if "witness" in m and not self.is_null(m["witness"][1]):
-            wnode = m["witness"][1]
-            if not isinstance(wnode, yaml.SequenceNode):
-                raise self.expected(
-                    wnode,
-                    f"{key}.witness",
-                    "a list of objective ids like 'Reach(faq_agent)'",
-                    self.value(wnode),
-                )
-            p.witness = tuple(
-                self.string(
-                    i,
-                    f"{key}.witness[{n}]",
-                    "an objective id like 'UseTool(faq_agent, faq_lookup_tool)'",
-                    nonempty=True,
-                )
-                for n, i in enumerate(wnode.value)
-            )
-        if "threshold" in m and not self.is_null(m["threshold"][1]):
-            p.threshold = self.probability(m["threshold"][1], f"{key}.threshold")
-            p.threshold_node = m["threshold"][1]
-
+        self.attempt(self.scenario_fields, m, key, p)
         pnodes: dict[str, tuple[yaml.Node, str]] = {}
-        prop_checks: list[Check] = []
+        prop_checks: list[Check] | None = []
         if "properties" in m:
-            prop_checks = self.properties(m["properties"][1], f"{key}.properties", p, pnodes)
-        eval_checks: list[Check] = []
-        if "evaluator" in m:
-            eval_checks = self.evaluator(m["evaluator"][1], f"{key}.evaluator", pnodes)
-        p.checks = (*eval_checks, *prop_checks)
+            prop_checks = self.attempt(self.properties, m["properties"][1], f"{key}.properties", p, pnodes)
+        eval_checks: list[Check] | None = []
+        if "evaluator" in m and prop_checks is not None:  # `evaluator: exact_match` may read a property
+            eval_checks = self.attempt(self.evaluator, m["evaluator"][1], f"{key}.evaluator", pnodes)
+        if len(self.errors) > before or bad:
+            return None
+        p.checks = (*(eval_checks or []), *(prop_checks or []))
         if not p.checks:
             p.no_checks = node  # an error unless a plugin grades it (known once the whole file is read)
         return p
+
+    def scenario_fields(self, m: dict[str, tuple[yaml.Node, yaml.Node]], key: str, p: _Pending) -> None:
+        """``name``, ``description``, ``witness`` and ``threshold`` of a scenario."""
+        if "name" in m:
+            p.name = self.attempt(lambda n: self.string(n, f"{key}.name", "a non-empty string", nonempty=True), m["name"][1])
+            p.name_node = m["name"][1]
+        if "description" in m and not self.is_null(m["description"][1]):
+            p.description = self.attempt(self.string, m["description"][1], f"{key}.description") or ""
+        if "witness" in m and not self.is_null(m["witness"][1]):
+            p.witness = self.attempt(self.witness, m["witness"][1], f"{key}.witness") or ()
+        if "threshold" in m and not self.is_null(m["threshold"][1]):
+            p.threshold = self.attempt(self.probability, m["threshold"][1], f"{key}.threshold")
+            p.threshold_node = m["threshold"][1]
+
+    def witness(self, wnode: yaml.Node, key: str) -> tuple[str, ...]:
+        if not isinstance(wnode, yaml.SequenceNode):
+            raise self.expected(wnode, key, "a list of objective ids like 'Reach(faq_agent)'", self.value(wnode))
+        return tuple(
+            self.string(i, f"{key}[{n}]", "an objective id like 'UseTool(faq_agent, faq_lookup_tool)'", nonempty=True)
+            for n, i in enumerate(wnode.value)
+        )
 
     def graded(self, p: _Pending) -> bool:
         """A plugin grades this scenario without checks (_spec/_settings.py, ``BuiltinPlugin.grades``): the
@@ -863,7 +1111,7 @@ class _Parser:
                     f"'{k}' is an evaluator check, not a property; move it under `evaluator:` "
                     f"(e.g. `evaluator: {{{k}: ...}}`).",
                 )
-            value = self.value(vnode)
+            value = self.typed(vnode) if k == "max_steps" else self.value(vnode)  # a CSV cell's "8" is 8
             if k in PROPERTY_CHECKS:
                 for v in self.check_values(k, vnode, vkey):
                     checks.append(Check(k, v, {}, line=_line(vnode), key=vkey))
@@ -1077,16 +1325,27 @@ class _Parser:
     def name_scenarios(self, pending: list[_Pending]) -> tuple[Scenario, ...]:
         """Explicit names must be unique; unnamed scenarios get a slug of their input, suffixed if taken."""
         taken: dict[str, int] = {}
+        first: dict[str, str] = {}  # where each name was first given, as a message says it
         for p in pending:
             if p.name is None or p.name_node is None:
                 continue
+            origin = origin_of(p.name_node)
+            here = f"{origin.file} row {origin.row}" if origin is not None else f"line {_line(p.name_node)}"
             if p.name in taken:
-                raise self.err(
+                hint = (
+                    " A dataset's `name:` template must differ per row: use a column that does, e.g. "
+                    "`name: \"refund_{{ id }}\"`."
+                    if origin is not None
+                    else ""
+                )
+                self.note(self.err(
                     p.name_node,
                     f"{p.key}.name",
-                    f"duplicate scenario name {p.name!r} (also on line {taken[p.name]}); names must be unique.",
-                )
+                    f"duplicate scenario name {p.name!r} (also on {first[p.name]}); names must be unique.{hint}",
+                ))
+                continue
             taken[p.name] = _line(p.name_node)
+            first[p.name] = here
         out: list[Scenario] = []
         for p in pending:
             name = p.name

@@ -30,14 +30,22 @@ SKIP_DIRS = frozenset({
 SKIP_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py", "manage.py"})
 MAX_FILES = 5000
 MAX_BYTES = 1_000_000
-# A function is a candidate when one of its name's words says it answers a request.
+# A function is a candidate when one of its name's words says it answers a request, unless its first word
+# says it builds or hands over one (a factory, a handoff tool).
 ANSWER_WORDS = frozenset({"agent", "answer", "respond", "reply", "chat", "ask", "bot", "assistant"})
+ANSWER_VERBS = frozenset({"answer", "respond", "reply", "chat", "ask"})  # answer_question, respond_to_user
+NOT_ANSWERING = frozenset({
+    "build", "make", "create", "get", "load", "new", "transfer", "handoff", "setup", "is", "has", "find", "parse",
+    "format", "print", "check", "validate",
+})
+# A module-level object made by any call (`agent = build_graph(...)`) is a candidate when its name ends so.
+OBJECT_WORDS = frozenset({"agent", "graph", "crew", "team", "workflow", "assistant", "bot"})
 # Names of framework objects that are agents (not models, tools or settings).
 AGENT_WORDS = ("agent", "crew", "team", "workflow", "swarm", "groupchat", "graph", "app")
 KIND_TEXT = {
     SDK: "an OpenAI Agents SDK Agent",
     CALLABLE: "a Python callable",
-    UNKNOWN: "an object whose kind its source does not show",
+    UNKNOWN: "an object made by a call; what it is shows when it runs",
 }
 
 
@@ -133,7 +141,10 @@ def _takes_input(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 def _answers(name: str) -> bool:
-    return not name.startswith(("_", "test")) and bool(ANSWER_WORDS & set(name.lower().split("_")))
+    words = name.lower().split("_")
+    if name.startswith(("_", "test")) or words[0] in NOT_ANSWERING:
+        return False
+    return words[-1] in ANSWER_WORDS or words[0] in ANSWER_VERBS
 
 
 def scan_module(tree: ast.Module, module: str, file: str = "") -> list[Candidate]:
@@ -148,6 +159,9 @@ def scan_module(tree: ast.Module, module: str, file: str = "") -> list[Candidate
             if len(targets) != 1 or not isinstance(targets[0], ast.Name):
                 continue
             kind = _kind_of_call(node.value, imports, frameworks)
+            name = targets[0].id
+            if kind is None and not name.startswith("_") and name.lower().rsplit("_", 1)[-1] in OBJECT_WORDS:
+                kind = UNKNOWN
             if kind is None:
                 continue
             used |= {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}  # builder.compile() too

@@ -206,7 +206,9 @@ def init(path: Path, entry: str | None, force: bool) -> int:
         click.echo(f"error: {names} already exist{'s' if len(existing) == 1 else ''}; nothing was written. "
                    "Pass --force to overwrite.", err=True)
         return ExitCode.USAGE
-    note = " (could not import it to see what it is; `agentassay run` will say why)" if agent.kind == UNKNOWN else ""
+    note = ""
+    if entry is not None and agent.kind == UNKNOWN and not agent.file:
+        note = " (could not import it to see what it is; `agentassay run` will say why)"
     click.echo(f"agent: {agent.describe()}{note}")
     for file, text in p.files.items():
         try:

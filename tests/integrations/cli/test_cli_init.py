@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from agentassay._integrations.cli import main
-from agentassay._integrations.cli._detect import CALLABLE, SDK, scan
+from agentassay._integrations.cli._detect import CALLABLE, SDK, UNKNOWN, scan
 from agentassay._integrations.cli._init import WORKFLOWS, template
 from agentassay._spec import load_suite
 
@@ -201,6 +201,8 @@ def test_scan_reads_frameworks_and_skips_tests_and_environments(tmp_path: Path) 
         "tests/test_bot.py": "def answer(q):\n    return q\n",
         ".venv/lib/agent.py": "def agent(q):\n    return q\n",
         "ask.py": "def ask(q):\n    return q\n",
+        "helpers.py": "def build_agent(x):\n    return x\n\ndef agent_name(a):\n    return a\n",
+        "made.py": "from helpers import build_agent\ntriage_agent = build_agent(1)\n_private_agent = build_agent(2)\n",
     }
     repo(tmp_path, files)
     found = {c.entry: c for c in scan(tmp_path)}
@@ -209,3 +211,22 @@ def test_scan_reads_frameworks_and_skips_tests_and_environments(tmp_path: Path) 
     assert found["ask:ask"].kind == CALLABLE and found["ask:ask"].score < found["crew:crew"].score
     assert not any(e.startswith(("tests.", ".venv")) for e in found)
     assert SDK not in {c.kind for c in found.values()}
+    # An object a factory makes, named as an agent; factories and helpers are not agents.
+    assert found["made:triage_agent"].kind == UNKNOWN and found["made:triage_agent"].score == 3
+    assert not {"made:_private_agent", "helpers:build_agent", "helpers:agent_name"} & set(found)
+
+
+def test_init_agent_names_an_object_its_source_does_not_show_and_is_imported_only_then(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = repo(tmp_path, {
+        "factory_mod.py": "def _make():\n    return lambda text: 'hi ' + text\n\nagent_fn = _make()\n",
+        "broken.py": "raise SystemExit('do not import me')\n\nthing = object()\n",
+    })
+    code, out, err = run(capsys, "init", str(folder), "--agent", "factory_mod:agent_fn")
+    assert code == 0, err
+    assert "factory_mod:agent_fn (a Python callable)" in out  # imported: it was named
+    assert not (folder / "agentassay.offline.yml").exists()
+    code, out, err = run(capsys, "init", str(folder), "--agent", "broken:thing", "--force")
+    assert code == 0, err  # SystemExit on import does not end init; `run` will say why
+    assert "could not import it" in out and (folder / "agentassay.offline.yml").is_file()

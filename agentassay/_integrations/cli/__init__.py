@@ -53,6 +53,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Realize one witness scenario per structural obligation bundle of SUITE's agent into a suite "
         "file.",
     ),
+    "init": (
+        "._init", "init",
+        "Write a first suite for the agent in PATH, the CI workflows, and print the next commands.",
+    ),
     "manifest": (
         "._coverage", "manifest",
         "Extract the workflow manifest of ENTRY (package.module:attr), or validate a manifest file.",

@@ -4,8 +4,8 @@
 the plugin calls it again and again (an ``AssertionError`` is a failed trial, any other exception
 an error trial), feeds the outcomes to the same SPRT / fixed-n test as ``agentassay run`` with the
 same seeds, and gives the test one pytest outcome — PASS passed, FAIL failed with the interval and
-the most common failure reasons, INCONCLUSIVE an outcome of its own. ``--agentassay-suite FILE``
-collects a suite's scenarios as tests; ``--agentassay-record`` / ``--agentassay-baseline`` make
+the most common failure reasons, INCONCLUSIVE an outcome of its own. ``pytest agentassay.yml`` runs a
+suite's scenarios as tests (``--agentassay-suite FILE`` adds them to the tests pytest collects); ``--agentassay-record`` / ``--agentassay-baseline`` make
 marked tests regression tests (docs/pytest.md).
 
 Installed but unused it costs nothing: this module imports only pytest and the standard library;
@@ -110,7 +110,11 @@ class SessionState:
             terminalreporter.write_line(line)
         record = self.config.getoption("agentassay_record")
         if record and self.scenarios:
-            terminalreporter.write_line(f"results of {len(self.scenarios)} marked tests written to {record}")
+            held = sum(len(info["scenario"].get("trials", ())) for info in self.scenarios.values())
+            terminalreporter.write_line(
+                f"results of {len(self.scenarios)} marked tests ({held} trials) written to "
+                f"{record}"
+            )
 
 
 # -- options and marker ----------------------------------------------------------------------------
@@ -125,7 +129,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--agentassay-suite", action="append", default=[], metavar="FILE",
-        help="collect the scenarios of an agentassay.yml suite as tests (same verdicts as `agentassay run`)",
+        help="add the scenarios of an agentassay.yml suite to the collected tests (same verdicts as `agentassay "
+        "run`); `pytest agentassay.yml` runs only the suite's",
     )
     group.addoption(
         "--agentassay-record", metavar="FILE", default=None,
@@ -244,8 +249,15 @@ def _suites(config: pytest.Config) -> list[Path]:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A suite named on the command line as well (``pytest --agentassay-suite S S``) is collected in place."""
-    if file_path.resolve() in _suites(parent.config):
+    """A suite file named on the command line (``pytest agentassay.yml``: only its scenarios run) is collected
+    in place, as is one named with ``--agentassay-suite`` that pytest's own collection reaches.
+
+    Issue 25: the docs said ``pytest --agentassay-suite S S`` (the second S kept pytest from collecting every
+    test), which reads like a typo. A ``.yml`` / ``.yaml`` path given as an argument is a suite: pytest itself
+    collects nothing from such a file.
+    """
+    named = file_path.suffix in (".yml", ".yaml") and parent.session.isinitpath(file_path)
+    if named or file_path.resolve() in _suites(parent.config):
         # lazy: a pytest session that marks nothing loads none of the engine
         from ._suite import SuiteFile
 

@@ -38,12 +38,17 @@ def scenario_result(gate: _Gate, spec: MarkerSpec, verdict: ScenarioVerdict, tri
     )
 
 
-def figures(s: ScenarioResult) -> dict[str, Any]:
-    """What the summary line, the failure message and the JUnit properties say, computed once."""
+def figures(s: ScenarioResult, *, recording: bool = False) -> dict[str, Any]:
+    """What the summary line, the failure message and the JUnit properties say, computed once. ``recording``:
+    the trials go to ``--agentassay-record``'s file, which then holds more than the decision used."""
 
     # The trials the test used (those finished after its decision are kept in the results, not counted here).
     used = [t for t in s.trials if t.counted and t.passed is not None]
     n, k = len(used), sum(1 for t in used if t.passed)
+    # Recording runs every trial to the cap (as `run --full`): the file holds more than the decision used, and
+    # the summary says both (issue 25: it said "17/17 … stopped at 17" of a file holding 59/60).
+    held = [t for t in s.trials if t.passed is not None]
+    recorded = f"{sum(1 for t in held if t.passed)}/{len(held)}" if recording and len(held) > n else None
     lo, hi = proportion_ci(k, n, method="wilson") if n else (0.0, 1.0)
     pvalue = s.verdict.pvalue
     if pvalue is None:
@@ -59,7 +64,15 @@ def figures(s: ScenarioResult) -> dict[str, Any]:
         "pvalue": pvalue,
         "cost_usd": s.cost()["usd"],
         "baseline": None if s.baseline is None else f"{s.baseline.passes}/{s.baseline.trials}",
+        "recorded": recorded,
     }
+
+
+def _stopped(f: dict[str, Any]) -> str:
+    """``stopped at 17``, or for a recording that ran on: ``decided at 17, recorded 59/60``."""
+    if f.get("recorded"):
+        return f"decided at {f['stopped_at']}, recorded {f['recorded']}"
+    return f"stopped at {f['stopped_at']}"
 
 
 def _interval(f: dict[str, Any]) -> str:
@@ -73,9 +86,9 @@ def verdict_report(
 ) -> tuple[pytest.TestReport, list[tuple[str, Any]]]:
     """The one call report of a marked test, and its JUnit properties."""
     s = scenario_result(gate, spec, verdict, trials)
-    f = figures(s)
+    f = figures(s, recording=bool(state.config.getoption("agentassay_record")))
     word = f["verdict"].upper()
-    counts = f"{f['passes']}/{f['trials']} passed, 95% interval {_interval(f)}, stopped at {f['stopped_at']} of {spec.trials} trials"
+    counts = f"{f['passes']}/{f['trials']} passed, 95% interval {_interval(f)}, {_stopped(f)} of {spec.trials} trials"
     against = f"; baseline {f['baseline']}" if f["baseline"] else ""
     lines = [s.verdict.explanation, f"{counts}{against}."]
     reasons = list(s.failure_reasons().items())
@@ -119,13 +132,14 @@ def verdict_report(
 
 
 def summary_lines(summaries: list[dict[str, Any]]) -> list[str]:
-    """``test_refund  PASS  47/50 [0.84, 0.98]  stopped at 50  $0.012`` per marked test, aligned."""
+    """``test_refund  PASS  47/50 [0.84, 0.98]  stopped at 50  $0.012`` per marked test, aligned; a recorded
+    test reads ``decided at 17, recorded 59/60`` (what the file holds)."""
     rows = []
     for f in summaries:
         cost = "" if f.get("cost_usd") is None else f"${f['cost_usd']:.3f}"
         base = f"  vs baseline {f['baseline']}" if f.get("baseline") else ""
         rows.append((f["test"], f["verdict"].upper(), f"{f['passes']}/{f['trials']}", _interval(f),
-                     f"stopped at {f['stopped_at']}{base}", cost))
+                     f"{_stopped(f)}{base}", cost))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))] if rows else []
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
@@ -179,5 +193,6 @@ def keep_interrupted(state: SessionState, item: pytest.Item, gate: _Gate, spec: 
     state.interrupted = True
     if trials:
         s = scenario_result(gate, spec, gate.monitor.finish(), trials)
-        state.scenarios[item.nodeid] = {"scenario": s.to_dict(), "summary": {"test": item.nodeid, **figures(s)}}
+        f = figures(s, recording=True)
+        state.scenarios[item.nodeid] = {"scenario": s.to_dict(), "summary": {"test": item.nodeid, **f}}
     save_record(state)

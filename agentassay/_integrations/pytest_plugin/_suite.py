@@ -1,4 +1,4 @@
-"""``pytest --agentassay-suite agentassay.yml``: each scenario of a suite as a pytest item.
+"""``pytest agentassay.yml`` (or ``--agentassay-suite agentassay.yml``): each scenario of a suite as a pytest item.
 
 The suite is run once, exactly as ``agentassay run`` runs it (same seeds, levels over all its
 scenarios, Holm, the same stopping), the first time one of its items runs; each item then reports
@@ -30,7 +30,7 @@ class ScenarioFailed(AgentAssayError):
 
 
 class SuiteFile(pytest.File):
-    """A suite file given with ``--agentassay-suite``; its items are its scenarios."""
+    """A suite file named on the command line or with ``--agentassay-suite``; its items are its scenarios."""
 
     suite: Any = None
 
@@ -39,7 +39,7 @@ class SuiteFile(pytest.File):
         try:
             self.suite = load_suite(self.path)
         except SpecError as exc:
-            raise self.CollectError(f"--agentassay-suite: {exc}") from None
+            raise self.CollectError(f"agentassay suite: {exc}") from None
         return [
             ScenarioItem.from_parent(self, name=s.name) for s in self.suite.scenarios
         ]

@@ -210,6 +210,6 @@ def test_help_lists_every_command_without_importing_them() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    for name in ("analyze", "check", "compare", "coverage", "demo", "generate", "manifest", "merge", "mutate",
+    for name in ("analyze", "check", "compare", "coverage", "demo", "generate", "init", "manifest", "merge", "mutate",
                  "report", "run", "stats"):
         assert f"  {name} " in proc.stdout

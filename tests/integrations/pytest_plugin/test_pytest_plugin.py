@@ -150,11 +150,17 @@ def test_fresh_fixtures_async_concurrency_and_timeouts(tmp_path: Path) -> None:
 
 
 def test_record_then_baseline_fails_a_regressed_test_with_the_evidence(project: Path) -> None:
-    assert pytest_run(project, "-k", "refund", "--agentassay-record", "base.json").returncode == 0
+    first = pytest_run(project, "-k", "refund", "--agentassay-record", "base.json")
+    assert first.returncode == 0, first.stdout[-3000:]
     base = json.loads((project / "base.json").read_text())
     recorded = base["scenarios"][0]
     assert base["schema"] == "agentassay.results/1" and len(recorded["trials"]) == 60  # recorded to the cap
     counts = f"{recorded['passes']}/60"
+    # What it prints describes what it recorded: the decision's trials, then the file's (issue 25).
+    decided = recorded["verdict"]["trials_used"]
+    line = next(ln for ln in first.stdout.splitlines() if ln.startswith("test_agent.py::test_refund "))
+    assert f"decided at {decided}, recorded {counts}" in line and "stopped at" not in line, line
+    assert "results of 1 marked tests (60 trials) written to base.json" in first.stdout
     same = pytest_run(project, "-k", "refund", "--agentassay-baseline", "base.json")
     assert same.returncode == 0 and f"vs baseline {counts}" in same.stdout  # the unchanged body passes against it
     regressed = pytest_run(project, "-k", "refund", "--agentassay-baseline", "base.json", env={"REGRESS": "1"})
@@ -247,6 +253,35 @@ def test_a_suite_collected_as_items_gives_the_verdicts_of_agentassay_run() -> No
     for s in results.scenarios:
         line = next(ln for ln in done.stdout.splitlines() if ln.startswith(f"{suite}::{s.name} ") and "stopped at" in ln)
         assert s.verdict.verdict.value.upper() in line and f"stopped at {s.verdict.trials_used}" in line
+
+
+SMALL_SUITE = """\
+agent: small_agent:answer
+config: {trials: 40, threshold: 0.5, delta: 0.2}
+scenarios:
+  - name: greets
+    input: hello
+    evaluator: [{contains: hello}]
+  - name: echoes
+    input: refund please
+    evaluator: [{contains: refund}]
+"""
+
+
+def test_a_suite_named_on_the_command_line_runs_only_its_scenarios(tmp_path: Path) -> None:
+    (tmp_path / "small_agent.py").write_text("def answer(text):\n    return 'you said: ' + text\n")
+    (tmp_path / "agentassay.yml").write_text(SMALL_SUITE)
+    (tmp_path / "test_other.py").write_text("def test_other():\n    assert True\n")
+    only = pytest_run(tmp_path, "agentassay.yml", "-v")  # issue 25: not `--agentassay-suite S S`
+    assert only.returncode == 0, only.stdout[-3000:]
+    assert "collected 2 items" in only.stdout and "test_other" not in only.stdout
+    assert "agentassay.yml::greets PASSED" in only.stdout and "agentassay.yml::echoes PASSED" in only.stdout
+    both = pytest_run(tmp_path, "--agentassay-suite", "agentassay.yml", "-v")  # added to pytest's own tests
+    assert both.returncode == 0 and "test_other PASSED" in both.stdout, both.stdout[-3000:]
+    assert "agentassay.yml::greets PASSED" in both.stdout
+    (tmp_path / "bad.yml").write_text("agent: small_agent:answer\nscenarios: []\n")
+    bad = pytest_run(tmp_path, "bad.yml")
+    assert bad.returncode != 0 and "agentassay suite: " in bad.stdout and "bad.yml" in bad.stdout
 
 
 def test_installed_but_unused_it_imports_nothing_heavy() -> None:

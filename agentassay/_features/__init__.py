@@ -63,6 +63,8 @@ BUILTINS: tuple[Builtin, ...] = (
         records="agentassay._features.warm_start._settings:RECORDS",
     ),
     Builtin("pool", "agentassay._features.pool._plugin", lambda run: _option(run, "pool") is not None),
+    # The estimate `agentassay plan` gives, recorded in every check's results for the comment (issue 25).
+    Builtin("plan", "agentassay._features.plan._plugin", lambda run: run.options.baseline is not None),
     Builtin(
         "fingerprints",
         "agentassay._features.fingerprints._plugin",

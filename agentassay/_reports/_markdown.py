@@ -359,11 +359,37 @@ def _cost(results: Results, esc: _Escaper, sections: Sequence[Section]) -> list[
             f" Against fixed-n designs with the same α and β ({saved.fixed_n_trials} trials) this run "
             f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd})."
         )
-    lines = [Md(line)]
+    lines = [Md(line), *_estimate_line(results)]
     for section in sections:
         if section.place == "cost":
             lines.extend(_escaped(p, esc, _W_LINE) for p in section.paragraphs[:_MAX_LIST])
     return lines
+
+
+def _estimate_line(results: Results) -> list[Md]:
+    """Issue 25: the estimate ``agentassay plan`` gives (recorded by the check, section ``plan``, per scenario)
+    beside what the check's tests used and what its trials cost. Empty when the results carry no estimate."""
+    plan = results.sections.get("plan")
+    rows = plan.get("scenarios") if isinstance(plan, dict) else None
+    if not isinstance(rows, dict) or not rows or not all(isinstance(r, dict) for r in rows.values()):
+        return []
+    try:
+        expected = sum(float(r["expected_trials"]) for r in rows.values())
+        p95 = sum(int(r["p95_trials"]) for r in rows.values())
+    except (KeyError, TypeError, ValueError):  # a damaged section costs only this line
+        return []
+    usd = [r.get("usd_expected") for r in rows.values()], [r.get("usd_p95") for r in rows.values()]
+    priced = all(isinstance(x, int | float) for x in usd[0] + usd[1])
+    used = sum(s.verdict.trials_used for s in results.scenarios if s.name in rows)
+    cost = results.cost()
+    run = f"{cost['trials']} trials run" + ("" if cost["usd"] is None else f", {_usd(cost['usd'])}")
+    return [
+        Md(
+            f"**Estimate vs actual:** `agentassay plan` expected {expected:.0f} candidate trials"
+            f"{f' and {_usd(sum(usd[0]))}' if priced else ''} (95th percentile {p95}"
+            f"{f', {_usd(sum(usd[1]))}' if priced else ''}); this check's tests used {used} ({run})."
+        )
+    ]
 
 
 def _more(n: int, what: str) -> Md | None:

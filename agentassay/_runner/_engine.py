@@ -129,6 +129,7 @@ class Engine:
         may_start: Callable[[], bool] | None = None,
         checks: Callable[[ScenarioState, int, Trace], None] | None = None,
         trial_data: Callable[[Trace], Mapping[str, Any]] | None = None,
+        provider: str | None = None,
     ) -> None:
         self.suite_name = suite_name
         self.adapter = adapter
@@ -151,6 +152,8 @@ class Engine:
         self.checks = checks
         # What plugins keep of each finished trial's trace (the run's agentassay_trial_data hook).
         self.trial_data = trial_data
+        # The adapter's model.provider: prices come from config.prices, else the table by provider and model.
+        self.provider = provider
         self._stop: str | None = None
         self.signals_held = False  # run_engine installed our SIGINT/SIGTERM handlers (see user_interrupts)
         self._ok = 0
@@ -235,8 +238,8 @@ class Engine:
         # see the agent's text repaired (no lone surrogates) and redacted (no secrets), uncapped.
         trace = clean_trace(trace)
         cost = trace.cost if trace.cost.latency_s else replace(trace.cost, latency_s=wall)
-        if cost.usd is None and self.settings.prices:
-            cost = replace(cost, usd=price_usd(cost, trace.metadata.model, self.settings.prices))
+        if cost.usd is None:
+            cost = replace(cost, usd=price_usd(cost, trace.metadata.model, self.settings.prices, self.provider))
         trace = replace(trace, cost=cost).with_metadata(
             scenario=state.scenario.name,
             trial=index,

@@ -73,6 +73,15 @@ def versions() -> dict[str, str]:
     return out
 
 
+def model_provider(adapter: AgentAdapter) -> str | None:
+    """The provider the adapter's model runs on (its ``config()["model"]``), for prices; None: not known."""
+    try:
+        model = adapter.config().get("model")
+    except Exception:  # a description is only for prices: the price table then looks the model up by name
+        return None
+    return model.get("provider") if isinstance(model, dict) else None
+
+
 def suite_info(suite: Suite) -> dict[str, Any]:
     info: dict[str, Any] = {"name": suite.name, "path": None, "sha256": None}
     if suite.path is not None:
@@ -289,6 +298,7 @@ class Run:
             may_start=lambda: self.held is None,
             checks=lambda st, index, trace: self._checks(phase, st, index, trace),
             trial_data=self._trial_data,
+            provider=model_provider(adapter),
         )
         if self.latch is not None and self.latch.name:
             engine.stop(self.latch.name)  # interrupted before this phase: it runs no trial, and says so

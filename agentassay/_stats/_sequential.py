@@ -282,6 +282,36 @@ class SequentialDesign:
             return Verdict.FAIL
         return Verdict.INCONCLUSIVE if k >= self.max_trials else None
 
+    def trials_given_baseline(self, base_passes: int, p_cand: Any) -> np.ndarray:
+        """P(the test stops after k candidate trials), k = 1..max_trials, for the recorded baseline count
+        ``base_passes`` and candidate trials passing with probability ``p_cand`` (a rate, or an array of them:
+        one row each). For ``agentassay plan``.
+
+        Exact: a dynamic programme over the candidate's pass count, stopping where :meth:`decide` (the live
+        test's own rule) stops, so the figures are those of the test a check runs. Unlike
+        :meth:`operating_characteristic` the baseline is not re-drawn: it is the one on file.
+        """
+        base_passes = check_passes("base_passes", base_passes, "base_trials", self.base_trials)
+        rates = np.atleast_1d(np.asarray(p_cand, dtype=float))
+        for p in rates:
+            check_closed_unit("p_cand", float(p))
+        n = self.max_trials
+        q = rates[:, None]
+        state = np.zeros((len(rates), n + 1))
+        state[:, 0] = 1.0
+        stops = np.zeros((len(rates), n))
+        for k in range(1, n + 1):
+            nxt = np.zeros_like(state)
+            nxt[:, : k + 1] = state[:, : k + 1] * (1 - q)
+            nxt[:, 1 : k + 1] += state[:, :k] * q
+            state = nxt
+            if self.is_look(k):
+                stop = [x for x in range(k + 1) if self.decide(base_passes, x, k) is not None]
+                stops[:, k - 1] = state[:, stop].sum(axis=1)
+                state[:, stop] = 0.0
+        stops[:, -1] += state.sum(axis=1)  # mass left undecided at the cap (none: the cap always decides)
+        return stops if np.ndim(p_cand) else stops[0]
+
     def operating_characteristic(self, p_base: float, p_cand: float) -> SequentialCharacteristic:
         """Exact verdict probabilities and trial-count distribution at true rates (p_base, p_cand)."""
         check_closed_unit("p_base", p_base)

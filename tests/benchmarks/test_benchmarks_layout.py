@@ -44,8 +44,9 @@ RENDERED = {
     "token_efficiency": ("token-efficiency", "token-efficiency"),
     "tracefirst": ("tracefirst", "trace-first"),
 }
-# Scripts whose data no page is generated from (docs/coverage.md quotes structure-speed.json by hand).
-DATA_ONLY = {"structure": "structure-speed"}
+# Scripts whose data no page is generated from (docs/coverage.md quotes structure-speed.json by hand, docs/cli.md
+# plan-calibration.json).
+DATA_ONLY = {"plan_calibration": "plan-calibration", "structure": "structure-speed"}
 
 SCRIPTS = sorted(p.stem for p in BENCH.glob("*.py") if not p.name.startswith("_"))
 

@@ -3,29 +3,91 @@
 Trials in flight when the budget is reached still finish (they are paid for) and are kept. The cap
 is the run's: the proxy model's trials count against the same budget as the target's. Scenarios
 left undecided are inconclusive, and a note says so.
+
+Prices (issue 25): ``config.prices``, else the maintained table (``_runner/_cost.py``), so a budget works with
+no configuration for a known model. A model nothing prices is named plainly: before the first trial when the
+suite names it (exit 3), else at the first trial that reports it (no new trial starts: a budget that cannot
+count would not cap anything). The offline simulator costs $0, and a note says so.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..._plugins._hookspecs import hookimpl
 from ..._plugins._stash import StashKey
+from ..._runner._cost import OFFLINE, OFFLINE_NOTE, price_source, table_version
+from ..._runner._run import model_provider
+from ..._spec import SpecError
 from ._settings import BudgetSettings
 
 if TYPE_CHECKING:
     from ..._results import TrialOutcome
     from ..._runner import Run
+    from ..._runner._run import Phase
+    from ..._traces import Trace
 
 NAME = "budget"
 SPENT = StashKey[float]()  # USD of the run's finished trials, every phase
+UNPRICED = StashKey[str]()  # the first model no price applies to (named once)
+PROVIDERS = StashKey[dict[int, Any]]()  # each phase's adapter -> its model.provider (asked once)
+
+
+def unpriced_message(model: str, provider: str | None) -> str:
+    """Why a budget cannot count a model's trials, and the fix, in the words a user acts on."""
+    table = table_version()
+    where = f"the price table ({table})" if table else "the price table (genai-prices, on Python >= 3.11)"
+    of = f" for provider '{provider}'" if provider and provider != "openai-compatible" else ""
+    return (
+        f"model '{model}' has no price: {where} does not list it{of} and config.prices has "
+        "no entry for it, so the budget cannot count what its trials cost. Add its price in USD per million "
+        f"tokens to the suite, e.g. `config: {{prices: {{\"{model}\": {{input: 0.40, output: 1.60}}}}}}` "
+        '(or `"*"` for any model); docs/prices.md.'
+    )
+
+
+def _model(adapter: Any) -> dict[str, Any]:
+    try:
+        model = adapter.config().get("model")
+    except Exception:  # a description only names the model: its traces name it again
+        return {}
+    return model if isinstance(model, dict) else {}
 
 
 @hookimpl
-def agentassay_trial_finished(run: Run, outcome: TrialOutcome) -> None:
+def agentassay_prepare(run: Run) -> None:
+    """Before the first trial: the offline simulator's note, or the suite's model that nothing prices (exit 3)."""
+    budget = run.settings.of(BudgetSettings).usd
+    if budget is None or run.adapter is None:
+        return
+    model = _model(run.adapter)
+    provider, name = model.get("provider"), model.get("name")
+    source = price_source(name if isinstance(name, str) else None, provider, run.settings.prices)
+    if source is not None and source.kind == OFFLINE:  # not when config.prices prices the simulator
+        run.note(f"budget: {OFFLINE_NOTE}, so config.budget_usd (${budget:g}) is never reached")
+        return
+    named = isinstance(name, str) and name and not name.endswith(":default")  # "openai:default": the SDK's own
+    if named and source is None:
+        path = str(run.suite.path) if run.suite.path is not None else None
+        raise SpecError(unpriced_message(name, provider), file=path, key="config.budget_usd")
+
+
+@hookimpl
+def agentassay_trial_finished(run: Run, phase: Phase, outcome: TrialOutcome, trace: Trace) -> None:
     budget = run.settings.of(BudgetSettings).usd
     if budget is None:
         return
+    if outcome.usd is None and outcome.input_tokens + outcome.output_tokens > 0 and UNPRICED not in run.stash:
+        known = run.stash.setdefault(PROVIDERS, {})
+        if id(phase.adapter) not in known:
+            known[id(phase.adapter)] = model_provider(phase.adapter)
+        provider = known[id(phase.adapter)]
+        if provider != OFFLINE:
+            model = trace.metadata.model or "(not reported by the trace)"
+            run.stash[UNPRICED] = model
+            run.note(f"stopped at the budget's first unpriced trial (config.budget_usd): {unpriced_message(model, provider)}")
+            run.hold(f"the budget: model '{model}' has no price")
+            return
     spent = run.stash[SPENT] = run.stash.get(SPENT, 0.0) + (outcome.usd or 0.0)
     if spent >= budget:
         run.hold(f"the budget: ${spent:.4f} of ${budget:g} spent")

@@ -1,4 +1,7 @@
-"""``config.budget_usd``: most USD one run may spend at the configured prices."""
+"""``config.budget_usd``: most USD one run may spend, at ``config.prices`` or the maintained price table.
+
+A budget needs no ``config.prices`` (issue 25): the model is priced by the table (``_runner/_cost.py``), and one
+it does not list is named at the start of the run (``_plugin.py``), with how to add its price."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..._spec import FeatureSettings, Settings
+from ..._spec import FeatureSettings
 from ..._spec._settings import FeatureRecords
 
 
@@ -24,17 +27,6 @@ class BudgetSettings(FeatureSettings):
     def parse(cls, reader: Any, nodes: Mapping[str, Any]) -> BudgetSettings:
         node = nodes["budget_usd"]
         return cls(None if reader.is_null(node) else reader.number(node, "config.budget_usd", "USD > 0", lambda x: x > 0))
-
-    def check(self, settings: Settings, reader: Any, nodes: Mapping[str, tuple[Any, Any]]) -> None:
-        if self.usd is not None and not settings.prices:
-            raise reader.err(
-                nodes["budget_usd"][1],
-                "config.budget_usd",
-                "a budget needs prices: add `config.prices` (USD per million input and output tokens per "
-                'model, or `"*"` for any model) so that trials have a cost to count.',
-                expected="config.prices with budget_usd",
-                got="no prices",
-            )
 
     def to_settings(self) -> dict[str, Any]:
         return {"budget_usd": self.usd}

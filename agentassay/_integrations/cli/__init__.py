@@ -69,6 +69,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "._mutate", "mutate",
         "Mutation testing: record the original, check every mutant against it, score the suite.",
     ),
+    "plan": (
+        "._plan", "plan",
+        "Estimate what `check` will use before it runs: per scenario the expected and 95th-percentile "
+        "candidate trials and their USD.",
+    ),
     "report": (
         "._run", "report",
         "Render a results file: HTML, JUnit XML, the PR comment's Markdown; the terminal table without "

@@ -18,6 +18,7 @@ import click
 
 from ..._boundary import FIELD_LIMIT, redact, scrub_document
 from ..._errors import AgentAssayError, ExitCode
+from ..._features.budget._settings import BudgetSettings
 from ..._features.shards import merge_results
 from ..._plugins import Plugins
 from ..._reports import render_table
@@ -178,6 +179,11 @@ def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--concurrency", type=click.IntRange(min=1), help="Override config.concurrency."),
         click.option("--seed", type=int, help="Override config.seed."),
         click.option("--method", type=click.Choice(["sprt", "fixed"]), help="Override config.method."),
+        click.option(
+            "--budget-usd", "budget_usd", type=click.FloatRange(min=0, min_open=True), default=None, metavar="USD",
+            help="Override config.budget_usd: start no trial once the finished ones cost USD (priced by "
+            "config.prices, else the built-in price table).",
+        ),
         click.option("--full", is_flag=True, help="Run every scenario to its trial cap even after it is decided (for baselines)."),
         click.option(
             "--shard", type=ShardType(), default=None,
@@ -234,6 +240,8 @@ def _execute(
     suite = _overrides(
         suite, trials=opts["trials"], concurrency=opts["concurrency"], seed=opts["seed"], method=opts["method"]
     )
+    if opts["budget_usd"] is not None:
+        suite = replace(suite, settings=suite.settings.with_parts(BudgetSettings(opts["budget_usd"])))
     if regression and baseline_path is None:
         if suite.settings.baseline is None:
             click.echo(

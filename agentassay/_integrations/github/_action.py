@@ -163,12 +163,7 @@ class Action:
         changes: dict[str, Any] = {}
         if self.inputs.concurrency is not None:
             changes["concurrency"] = self.inputs.concurrency
-        if self.inputs.budget_usd is not None:
-            if not suite.settings.prices:
-                raise ActionInputError(
-                    f"input 'budget-usd' needs prices in {self.inputs.suite}: add `config.prices` (USD per million "
-                    "tokens per model) so that trials have a cost to count"
-                )
+        if self.inputs.budget_usd is not None:  # priced by config.prices or the table (docs/prices.md)
             changes["features"] = {**suite.settings.features, "budget": BudgetSettings(self.inputs.budget_usd)}
         return replace(suite, settings=replace(suite.settings, **changes)) if changes else suite
 

@@ -11,7 +11,7 @@ pytest.importorskip("agents")
 
 from agentassay._features.budget._settings import BudgetSettings
 from agentassay._runner import run_suite
-from agentassay._spec import SpecError, load_suite, parse_suite
+from agentassay._spec import load_suite, parse_suite
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -32,8 +32,7 @@ def test_budget_stops_new_trials_and_keeps_what_was_measured(monkeypatch: pytest
     assert all(s.trials for s in capped.scenarios)  # what was measured is kept
 
 
-def test_budget_needs_prices() -> None:
+def test_a_budget_needs_no_prices() -> None:
+    """Issue 25: the price table prices known models, so a budget loads without config.prices."""
     text = "agent: a.b:c\nconfig:\n  budget_usd: 5\nscenarios:\n  - input: hi\n    evaluator: {contains: x}\n"
-    with pytest.raises(SpecError) as e:
-        parse_suite(text)
-    assert e.value.key == "config.budget_usd" and "config.prices" in e.value.message
+    assert parse_suite(text).settings.of(BudgetSettings).usd == 5

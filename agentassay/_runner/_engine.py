@@ -163,6 +163,9 @@ class Engine:
         self._checks_abandoned: set[tuple[str, int]] = set()
         self._first_error: str | None = None
         self._rejected: str | None = None  # the provider refused the API key: the run stops at once
+        # Trials whose agent call has returned (their checks and recording remain): a stop lets them finish, so
+        # nothing already measured is lost — the trial that met the rejected key among them.
+        self._finishing: set[asyncio.Task[Any]] = set()
 
     # -- one trial -----------------------------------------------------------------------------
     def user_interrupts(self, exc: BaseException) -> bool:
@@ -234,6 +237,9 @@ class Engine:
         start = time.perf_counter()
         trace, attempts = await self._attempt(state, index, seed)
         wall = time.perf_counter() - start
+        task = asyncio.current_task()
+        if task is not None:
+            self._finishing.add(task)
         # The boundary (agentassay/_boundary.py): from here on, checks, hooks, the store and the results
         # see the agent's text repaired (no lone surrogates) and redacted (no secrets), uncapped.
         trace = clean_trace(trace)
@@ -371,6 +377,7 @@ class Engine:
                     break
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED, timeout=0.5)
                 for task in done:
+                    self._finishing.discard(task)
                     state, outcome, trace = task.result()
                     self._record(state, outcome, trace)
                 aborted = self._rejected or self._health()
@@ -378,9 +385,14 @@ class Engine:
                 aborted = self._health(final=True)
         finally:
             for task in pending:
-                task.cancel()
+                if task not in self._finishing:  # still in the agent call: cancelled
+                    task.cancel()
             if pending:
                 await asyncio.gather(*pending, return_exceptions=True)
+                for task in pending:  # measured before the stop: kept
+                    if task in self._finishing and not task.cancelled() and task.exception() is None:
+                        self._record(*task.result())
+            self._finishing.clear()
             if self.progress is not None:
                 self.progress.close()
         return EngineOutcome(

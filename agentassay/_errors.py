@@ -16,7 +16,7 @@ class ExitCode(IntEnum):
 
     #: deploy: every scenario passed (a PASS is a claim at the suite's alpha)
     DEPLOY = 0
-    #: the same 0, for a command that decides nothing (``stats``, ``manifest``, ``report``): it did its job
+    #: the same 0, for a command that decides nothing (``stats``, ``manifest``): it did its job
     OK = 0
     #: block: a scenario failed against its baseline or threshold (family-wise at alpha)
     BLOCK = 1

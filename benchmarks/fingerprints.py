@@ -228,8 +228,19 @@ def markdown(result: dict) -> str:
             f"| {shift} | {n} | {m['permutation']['power']:.3f} | {m['hotelling']['power']:.3f} | "
             f"`{m['permutation']['top_feature']}` |"
         )
-    lines += ["", f"Total benchmark time: {result['seconds']:.0f} s.", ""]
+    lines += ["", f"Total benchmark time: {result['seconds']:.0f} s.", "", *EXPLANATION_ORDER]
     return "\n".join(lines)
+
+
+# Static text after the measured tables: how reports order the features the test names (_test.py rank_shifts).
+EXPLANATION_ORDER = [
+    '## How an explanation orders the shifts',
+    '',
+    "The test (permutation max-T, Westfall-Young adjusted p-values) decides *which* features moved; the explanation names those (adjusted p ≤ α) in this order: tool calls and routing (`calls:*`, `share:*`, handoffs, agents and tools reached), then the run's structure and errors, then answer lengths, then tokens and latency; within a group by a bounded effect size, largest first: the difference in proportions for shares and 0/1 indicators, the relative change `|Δ| / max(baseline, candidate)` for counts and lengths (both in [0, 1]).",
+    '',
+    "Not by the test's standardised shift: it divides by the within-arm spread, so a feature that barely varies (answer length 12.0 → 11.5 words) outranks a tool that stopped being called in half the runs (0.97 → 0.52 per run). A relative change ignores the spread, so a near-constant feature cannot dominate, and it needs no pooled range, which one outlying run would set; a rank-based size (Cliff's δ) was rejected because it is 1 for *any* perfectly separated pair, which a near-constant feature is. A tool that starts or stops being called scores 1, the largest move there is.",
+    '',
+]
 
 
 def main(argv: list[str] | None = None) -> None:

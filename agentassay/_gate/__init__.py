@@ -11,6 +11,7 @@ from ._monitors import (
     Start,
     ThresholdFixed,
     ThresholdSPRT,
+    explain_fail,
     replay,
 )
 from ._plan import (
@@ -38,6 +39,7 @@ __all__ = [
     "ThresholdFixed",
     "ThresholdSPRT",
     "decide",
+    "explain_fail",
     "fixed_n_equivalent",
     "monitor_for",
     "replay",

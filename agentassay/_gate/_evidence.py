@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from .._spec import Settings
 from .._stats import Verdict, adjust_pvalues
-from ._monitors import ScenarioVerdict
+from ._monitors import ScenarioVerdict, explain_fail
 
 STAGES = ("rate", "test")
 
@@ -151,13 +151,9 @@ class ScenarioTest:
             changes: dict[str, Any] = {"evidence": {**v.evidence, self.kind: info}}
             if rejected:
                 words = self.describe.get(name) or f"{self.kind} test rejected"
-                prior = v.explanation
-                # Another kind already failed it: say "also" rather than a second "Pass rate:" around the first.
-                wrapped = prior.startswith("FAIL: ") and "Pass rate: " in prior
-                tail = f"Also: {prior[6:]}" if wrapped else f"Pass rate: {prior}"
                 changes |= {
                     "verdict": Verdict.FAIL,
-                    "explanation": f"FAIL: {words} (p = {float(q):.3g}). {tail}",
+                    "explanation": explain_fail(v, f"{self.kind.capitalize()}: {words} (p = {float(q):.3g})"),
                     "rate_verdict": v.rate_verdict if v.rate_verdict is not None else v.verdict,
                 }
             out[name] = replace(v, **changes)

@@ -80,6 +80,25 @@ class ScenarioVerdict:
         )
 
 
+def explain_fail(v: ScenarioVerdict, finding: str) -> str:
+    """The explanation of a verdict that a further test (a ``"test"`` kind of evidence) turns into FAIL.
+
+    The one place that words a combined FAIL, so every report names the causes in one order: the pass-rate
+    evidence first (baseline -> candidate rate, counts, the test's p-value where it has one), then each
+    finding in the order the tests ran. ``finding`` is one sentence, e.g. "Behaviour shifted (p = 0.001):
+    calls to issue_refund per run 0.97 → 0.52".
+    """
+    finding = finding.strip().rstrip(".")
+    text = " ".join(v.explanation.split())
+    if v.verdict is Verdict.FAIL:  # the pass rate failed (its evidence leads), or an earlier finding is there
+        text = text or "FAIL."
+        return f"{text if text.endswith('.') else text + '.'} {finding}."
+    # The pass rate held (or was undecided): its figures lead, briefly (the clause before the first ';'),
+    # so that the cause follows at once.
+    head = text.split(";", 1)[0].rstrip(". ") or v.verdict.value.upper()
+    return f"FAIL. Pass rate: {head}. {finding}."
+
+
 _VERDICT_KEYS = frozenset(["verdict", "test", "explanation", "evidence", "trials_used", "pvalue", "notes", "rate_verdict"])
 
 

@@ -33,9 +33,11 @@ def write_report_files(
     store: Path | None = None,
     plugins: Plugins | None = None,
     secrets: Sequence[str] = (),
+    junit_inconclusive: str = "skipped",
 ) -> list[Path]:
     """Write the reports asked for; return the paths written. ``store``: the trace store the HTML
-    report's trace viewer reads (the run's traces, by run id); without it the viewer is left out."""
+    report's trace viewer reads (the run's traces, by run id); without it the viewer is left out.
+    ``junit_inconclusive``: how the JUnit XML writes an INCONCLUSIVE scenario (skipped, pass, failure)."""
     written: list[Path] = []
     if html is not None:
 
@@ -47,7 +49,9 @@ def write_report_files(
             written.append(_write(sidecar, page.sidecar))
     if junit is not None:
 
-        written.append(_write(junit, render_junit(results, secrets=secrets)))
+        written.append(
+            _write(junit, render_junit(results, secrets=secrets, plugins=plugins, inconclusive=junit_inconclusive))
+        )
     if markdown is not None:
 
         written.append(_write(markdown, render_pr_comment(results, secrets=secrets, plugins=plugins)))

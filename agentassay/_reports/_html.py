@@ -51,6 +51,7 @@ from ._summary import (
     VERDICT_WORD,
     aborted_gloss,
     counts_text,
+    explanation_of,
     savings_of,
     scenario_usd,
 )
@@ -574,7 +575,7 @@ def _details(
         s.verdict.verdict.value,
         _verdict_word(s),
         clean(s.verdict.test, _W_NAME),
-        clean(s.verdict.explanation, _W_TEXT),
+        clean(explanation_of(s), _W_TEXT),
         tuple(facts),
         tuple((count, clean(reason, _W_LINE)) for reason, count in reasons[:_MAX_REASONS]),
         f"… {more} more failure reason{'s' if more != 1 else ''}" if more > 0 else None,

@@ -29,7 +29,10 @@ Why INCONCLUSIVE is ``<skipped>``: it means "too few trials to tell", neither a 
 broken test. ``<failure>``/``<error>`` would fail the build in every renderer (blocking a pull
 request for want of data); a plain pass would hide it. ``<skipped>`` is the one outcome every
 renderer counts and colours apart and none fails a build on, and its message says why; the suite's
-``decision`` property (``manual``) and the exit code (2) still ask for a person. ``errors`` stays 0
+``decision`` property (``manual``) and the exit code (2) still ask for a person. A team that wants
+otherwise chooses (``render_junit(inconclusive=…)``, ``--junit-inconclusive``): ``pass`` (a passing
+testcase; the ``verdict`` figure still says ``inconclusive``) or ``failure`` (``<failure
+type="agentassay.INCONCLUSIVE">``, counted in ``failures``). ``errors`` stays 0
 because an error trial (the agent raised, timed out) is evidence about the agent that the verdict
 already weighs, not a failure of the test harness.
 
@@ -51,7 +54,7 @@ from .._results import Results, ScenarioResult, TrialOutcome, more_trials_text
 from .._stats import Verdict, proportion_ci
 from ._markdown import _redactor
 from ._sections import ReportContext, ScenarioPart, collect
-from ._summary import VERDICT_WORD
+from ._summary import explanation_of
 
 if TYPE_CHECKING:
     from .._plugins import Plugins
@@ -59,6 +62,9 @@ if TYPE_CHECKING:
 FLAKY_CAP = 50  # flakyFailure + flakyError elements per testcase (and failed trials listed for a FAIL)
 REASONS_SHOWN = 10  # most common failure reasons in a failure / skipped text
 FAILURE_TYPE = "agentassay.FAIL"
+INCONCLUSIVE_TYPE = "agentassay.INCONCLUSIVE"  # the failure type of an INCONCLUSIVE written as a failure
+# How an INCONCLUSIVE verdict may be written (``--junit-inconclusive``): the first is the default.
+INCONCLUSIVE_AS = ("skipped", "pass", "failure")
 TRIAL_FAILED_TYPE = "agentassay.trial-failed"
 TRIAL_ERROR_TYPE = "agentassay.trial-error"
 
@@ -197,7 +203,7 @@ def _summary(
 ) -> list[str]:
     """The explanation, the counts, what more trials would take, the plugins' lines, notes and the most
     common failure reasons."""
-    lines = [text.block(s.verdict.explanation or VERDICT_WORD[s.verdict.verdict.value], _LINE), _counts_line(f)]
+    lines = [text.block(explanation_of(s), _LINE), _counts_line(f)]
     if more:
         lines.append(f"more trials: {text.block(more, _LINE)}")
     lines += [f"{key}: {text.block(value, _LINE)}" for p in said for key, value in p.lines if value]
@@ -239,30 +245,37 @@ def _testcase(
     text: _Text,
     more: str | None = None,
     said: Sequence[ScenarioPart] = (),
+    inconclusive: str = "skipped",
 ) -> dict[str, str]:
     """One scenario's testcase, its children in the schema's order; returns the figures with
-    ``flaky_left_out`` added when the cap dropped some. ``more``: what more trials would take, in words."""
+    ``flaky_left_out`` added when the cap dropped some. ``more``: what more trials would take, in words;
+    ``inconclusive``: how an INCONCLUSIVE verdict is written (:data:`INCONCLUSIVE_AS`)."""
     case = ET.SubElement(suite, "testcase", {"name": text.line(s.name), "classname": name, "time": _time(s.cost()["latency_s"])})
     verdict = s.verdict.verdict
-    explanation = s.verdict.explanation or VERDICT_WORD[verdict.value]
+    explanation = explanation_of(s)
     failed, errored = _failed(s)
+    as_failure = verdict is Verdict.INCONCLUSIVE and inconclusive == "failure"
     flaky_failed: list[TrialOutcome] = []
     flaky_errored: list[TrialOutcome] = []
-    if verdict is not Verdict.FAIL:
+    if verdict is not Verdict.FAIL and not as_failure:
         shown = {id(t) for t in sorted(failed + errored, key=lambda t: t.index)[:FLAKY_CAP]}
         flaky_failed = [t for t in failed if id(t) in shown]
         flaky_errored = [t for t in errored if id(t) in shown]
         left_out = len(failed) + len(errored) - len(shown)
         if left_out:
             f = {**f, "flaky_left_out": str(left_out)}
+    message = explanation if explanation.upper().startswith("INCONCLUSIVE") else f"INCONCLUSIVE: {explanation}"
+    if more:
+        message = f"{message} Estimate: {more}."
     if verdict is Verdict.FAIL:
         ET.SubElement(case, "failure", {"message": text.line(explanation), "type": FAILURE_TYPE}).text = _failure_text(s, f, text, said)
+    elif as_failure:
+        ET.SubElement(case, "failure", {"message": text.line(message), "type": INCONCLUSIVE_TYPE}).text = _failure_text(
+            s, f, text, said
+        )
     for t in flaky_failed:
         _flaky(case, "flakyFailure", TRIAL_FAILED_TYPE, t, text)
-    if verdict is Verdict.INCONCLUSIVE:
-        message = explanation if explanation.upper().startswith("INCONCLUSIVE") else f"INCONCLUSIVE: {explanation}"
-        if more:
-            message = f"{message} Estimate: {more}."
+    if verdict is Verdict.INCONCLUSIVE and inconclusive == "skipped":
         ET.SubElement(case, "skipped", {"message": text.line(message)}).text = text.block(
             "\n".join(_summary(s, f, text, more, said))
         )
@@ -310,18 +323,25 @@ def _suite_properties(results: Results) -> list[tuple[str, Any]]:
     return props
 
 
-def render_junit(results: Results, *, secrets: Sequence[str] = (), plugins: Plugins | None = None) -> str:
+def render_junit(
+    results: Results, *, secrets: Sequence[str] = (), plugins: Plugins | None = None, inconclusive: str = "skipped"
+) -> str:
     """The results file as one Surefire ``<testsuite>`` document (UTF-8 text, trailing newline).
 
     Every text is redacted (agentassay/_boundary.py: the environment's secrets, token formats) and so
     are ``secrets``, extra values to hide (as in the PR comment and HTML report). What the plugins say
     about a scenario (``plugins``: default, the installed ones) adds figures and lines to its testcase.
+    ``inconclusive``: an INCONCLUSIVE scenario as ``skipped`` (default, with its message), ``pass`` or
+    ``failure`` (module docstring).
     """
+    if inconclusive not in INCONCLUSIVE_AS:
+        raise ValueError(f"inconclusive must be one of {', '.join(INCONCLUSIVE_AS)}; got {inconclusive!r}")
 
     text = _Text(_redactor(secrets))
     said = collect(results, ReportContext("junit", tuple(secrets), escape=text.line, clean=text.line), plugins).parts
     name = text.line(results.suite.get("name") or "agentassay") or "agentassay"
     verdicts = [s.verdict.verdict for s in results.scenarios]
+    unsure = verdicts.count(Verdict.INCONCLUSIVE)
     root = ET.Element(
         "testsuite",
         {
@@ -329,15 +349,17 @@ def render_junit(results: Results, *, secrets: Sequence[str] = (), plugins: Plug
             "time": _time(float(results.cost()["latency_s"])),
             "tests": str(len(results.scenarios)),
             "errors": "0",  # an error trial is evidence about the agent, not an error of the test
-            "skipped": str(verdicts.count(Verdict.INCONCLUSIVE)),
-            "failures": str(verdicts.count(Verdict.FAIL)),
+            "skipped": str(unsure if inconclusive == "skipped" else 0),
+            "failures": str(verdicts.count(Verdict.FAIL) + (unsure if inconclusive == "failure" else 0)),
         },
     )
     properties = ET.SubElement(root, "properties")
     scenario_props: list[tuple[str, Any]] = []
     for s in results.scenarios:
         mine = said.get(s.name, ())
-        figures = _testcase(root, name, s, _figures(s, mine), text, more_trials_text(s, results.settings), mine)
+        figures = _testcase(
+            root, name, s, _figures(s, mine), text, more_trials_text(s, results.settings), mine, inconclusive
+        )
         scenario_props += [(f"scenario.{s.name}.{key}", value) for key, value in figures.items()]
     for key, value in [*_suite_properties(results), *scenario_props]:
         if value is not None:

@@ -22,6 +22,21 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def explanation_of(s: ScenarioResult) -> str:
+    """A scenario's explanation as every report shows it (terminal, JUnit, PR comment, HTML): the verdict's
+    own words (the gate wrote them in one order: pass-rate evidence, then each further test's finding), and
+    which trials its counts cover when the scenario ran on after its pass-rate test decided (a sample a
+    plugin fixed in advance, trials in flight), so they agree with the tables, which count every trial."""
+    text = " ".join(s.verdict.explanation.split()) or VERDICT_WORD[s.verdict.verdict.value]
+    used, run = s.verdict.trials_used, s.counted_trials
+    if 0 < used < run:
+        text += (
+            f" The pass-rate test decided after {used} trials; counting all {run} trials run, "
+            f"{s.passes}/{run} passed."
+        )
+    return text
+
+
 def invisible_dropped(text: str) -> str:
     """Drops Unicode's "other" characters: controls, format characters (bidirectional overrides,
     which make text display differently from what it says, zero-width ones), lone surrogates

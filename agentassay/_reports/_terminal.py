@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import textwrap
 from typing import TYPE_CHECKING
 
 from .._results import Results, ScenarioResult, more_trials_text
 from .._visible import visible
 from ._sections import ReportContext, Section, collect, extra_cost, warning_lines
-from ._summary import VERDICT_WORD, clip, counts_text, savings_of, scenario_usd
+from ._summary import VERDICT_WORD, clip, counts_text, explanation_of, savings_of, scenario_usd
 
 if TYPE_CHECKING:
     from .._plugins import Plugins
+
+DEFAULT_WIDTH = 100  # columns of a CI log: explanations are wrapped there, never cut
 
 TERMINAL = ReportContext(  # untrusted text is shown with its control characters escaped (_visible.py)
     "terminal", escape=lambda text, width=None: visible(text) if width is None else clip(visible(text), width)
@@ -35,9 +40,35 @@ def _usd(s: ScenarioResult) -> str:
     return f"{usd:.4f} ({'saved' if saved >= 0 else 'extra'} {abs(saved):.4f})"
 
 
-def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None = None) -> str:
+def terminal_width() -> int:
+    """Columns to wrap explanations at: ``COLUMNS`` when set, else the terminal's when standard output is one,
+    else 100 (a CI log, a pipe, captured output); never under 60."""
+    env = os.environ.get("COLUMNS", "").strip()
+    if env.isdigit():
+        return max(60, int(env))
+    try:
+        columns = os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else DEFAULT_WIDTH
+    except (AttributeError, OSError, ValueError):  # no real file behind stdout (captured, closed)
+        columns = DEFAULT_WIDTH
+    return max(60, columns)
+
+
+def _wrapped(text: str, width: int, indent: int = 2) -> list[str]:
+    """A text in full, wrapped at ``width`` (never cut): indented ``indent`` spaces, continued two further in."""
+    first, rest = " " * indent, " " * (indent + 2)
+    text = " ".join(text.split())
+    return textwrap.wrap(
+        text, width=width, initial_indent=first, subsequent_indent=rest, break_long_words=True, break_on_hyphens=False
+    ) or [first]
+
+
+def render_table(
+    results: Results, *, reasons: int = 1, plugins: Plugins | None = None, width: int | None = None
+) -> str:
     """One row per scenario (verdict, pass counts, trials used, tokens), then the plugins' sections
-    (``plugins``: default, the installed ones), the decision and the cost."""
+    (``plugins``: default, the installed ones), the decision and the cost. Explanations are wrapped at
+    ``width`` columns (default: :func:`terminal_width`), never cut."""
+    width = terminal_width() if width is None else width
     got = collect(results, TERMINAL, plugins)
     sections, warnings = got.sections, got.warnings
     rows = [
@@ -71,11 +102,12 @@ def render_table(results: Results, *, reasons: int = 1, plugins: Plugins | None 
         facts = [p.fact for p in got.parts.get(s.name, ()) if p.fact is not None]  # the plugins' lines
         if s.verdict.verdict.value == "pass" and not facts:
             continue
-        lines.append(f"  {visible(s.name)}: {clip(visible(s.verdict.explanation), 160)}")
+        lines += _wrapped(f"{visible(s.name)}: {visible(explanation_of(s))}", width)
         more = more_trials_text(s, results.settings)
         if more is not None:
-            lines.append(f"    more trials: {clip(more, 300)}")
-        lines += [f"    {label}: {clip(text, 150)}" for label, text in facts]
+            lines += _wrapped(f"more trials: {more}", width, indent=4)
+        for label, text in facts:  # the behaviour line and the plugins' lines: wrapped as the explanation is
+            lines += _wrapped(f"{label}: {text}", width, indent=4)
         if s.verdict.verdict.value != "pass":
             for reason, count in list(s.failure_reasons().items())[:reasons]:
                 lines.append(f"    most common failure ({count}x): {clip(visible(reason), 140)}")

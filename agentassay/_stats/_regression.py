@@ -142,7 +142,7 @@ class RegressionResult:
         return self.cand_passes / self.cand_trials
 
     def explain(self) -> str:
-        rates = f"pass rate {self.base_rate:.1%} -> {self.cand_rate:.1%} ({self.base_passes}/{self.base_trials} -> {self.cand_passes}/{self.cand_trials})"
+        rates = f"pass rate {self.base_rate:.1%} -> {self.cand_rate:.1%} (baseline {self.base_passes}/{self.base_trials} -> candidate {self.cand_passes}/{self.cand_trials})"
         bound = f"the drop is at most {self.drop_upper_bound:+.3f} with {1 - self.pass_level:.0%} confidence"
         if self.rule == "paper":
             return (

@@ -362,7 +362,7 @@ class SequentialResult:
     def explain(self) -> str:
         rates = (
             f"pass rate {self.base_passes / self.base_trials:.1%} -> {self.cand_passes / max(self.cand_trials, 1):.1%} "
-            f"({self.base_passes}/{self.base_trials} -> {self.cand_passes}/{self.cand_trials})"
+            f"(baseline {self.base_passes}/{self.base_trials} -> candidate {self.cand_passes}/{self.cand_trials})"
         )
         used = f"after {self.cand_trials} of at most {self.max_trials} trials"
         if self.verdict is Verdict.PASS:

@@ -201,7 +201,7 @@ def reports(results_file: Path) -> dict[str, str]:
     if cov and (cov.get("structural") or cov.get("behavioural")):
         section = coverage_section(cov.get("structural"), cov.get("behavioural"))
     return {
-        "table": render_table(results),
+        "table": render_table(results, width=100),  # not the terminal's width: the same text everywhere
         "comment": render_pr_comment(results, replacing=[as_section(section)] if section else [], run_url="https://example.invalid/run/1"),
     }
 

@@ -257,10 +257,10 @@ def test_a_key_rejected_mid_run_stops_after_the_first_trial(
 
     # the aborted file: rendered as aborted, refused as a baseline or candidate (exit 3 naming why)
     shown = _cli(tmp_path, "report", "out.json", env=_env())
-    assert shown.returncode == 0 and "decision: ABORTED" in shown.stdout and "exit 4" in shown.stdout, shown
+    assert shown.returncode == 4 and "decision: ABORTED" in shown.stdout and "exit 4" in shown.stdout, shown
     for fmt in ("--markdown", "--html", "--junit"):
         written = _cli(tmp_path, "report", "out.json", fmt, f"r{fmt[2:]}", env=_env())
-        assert written.returncode == 0, (fmt, written.stderr)
+        assert written.returncode == 4, (fmt, written.stderr)  # the code the aborted run recorded
         body = (tmp_path / f"r{fmt[2:]}").read_text()
         assert "ABORTED" in body or 'value="aborted"' in body, fmt
         assert "DEPLOY" not in body and "BLOCK" not in body, fmt

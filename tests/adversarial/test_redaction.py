@@ -120,7 +120,7 @@ def test_no_secret_reaches_any_artifact(tmp_path: Path, redact: bool) -> None:
     assert runs[0].returncode == 1, runs[0].stderr[-3000:]  # FAIL: not_contains done
     for done in runs:
         assert "Traceback" not in done.stdout + done.stderr, done.stderr[-3000:]
-    assert runs[1].returncode == 0 and runs[2].returncode == 0
+    assert runs[1].returncode == 1 and runs[2].returncode == 1  # `report` exits with the file's decision
     files = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p.name != "vault_agent.py"}
     for name in ("results.json", "traces.db", "run.html", "run.xml", "comment.md", "report.html", "report.xml"):
         assert name in files, sorted(files)

@@ -37,7 +37,9 @@ def test_a_scenario_test_is_holm_adjusted_and_only_ever_fails() -> None:
     final, decision = decide(verdicts, settings, evidence=[test])
     # Holm over three at alpha x 0.1 = 0.005: 0.001 x 3 = 0.003 rejects, 0.004 x 2 = 0.008 does not.
     assert final["a"].verdict is Verdict.FAIL and final["a"].rate_verdict is Verdict.PASS
-    assert final["a"].explanation.startswith("FAIL: answers grew longer (p = 0.003)")
+    # the pass-rate evidence first (it held), then the test that failed it
+    assert final["a"].explanation.startswith("FAIL. Pass rate: PASS")
+    assert final["a"].explanation.endswith(". Length: answers grew longer (p = 0.003).")
     assert final["a"].evidence["length"] == {
         "verdict": "fail", "pvalue": 0.001, "adjusted_p": pytest.approx(0.003), "alpha": pytest.approx(0.005),
         "correction": "holm",

@@ -166,7 +166,8 @@ def test_an_installed_plugin_adds_a_section_gate_evidence_and_a_comment_section(
         "alpha": 0.05 * 0.1,
         "correction": "holm",
     }
-    assert refund["explanation"].startswith("FAIL: answers grew longer (p = 0)")
+    assert refund["explanation"].startswith("FAIL. Pass rate: ")  # the pass-rate evidence first (it held)
+    assert "Length: answers grew longer (p = 0)" in refund["explanation"]
     assert greet["evidence"]["length"]["verdict"] == "pass" and greet["verdict"] != "fail"
     # The pass-rate test kept what the fingerprint test (0.5) and the plugin's (0.1) left of alpha.
     assert greet["evidence"]["alpha"] == pytest.approx(0.05 * 0.4)

@@ -297,7 +297,7 @@ def test_reports_show_it() -> None:
         f"about {additional:,} more trials ({usd}) would decide this with 80 % probability at the observed "
         f"rates; raise config.trials to {total:,}"
     )
-    table = render_table(results)
+    table = render_table(results, width=300)  # wide enough for one line; narrower, it is wrapped, never cut
     assert f"    more trials: {sentence}" in table.splitlines()
     comment = render_pr_comment(results)
     assert f"- More trials: {sentence.replace('~$', chr(92) + '~' + chr(92) + '$')}" in comment.splitlines()

@@ -9,7 +9,7 @@ power are measured in ``benchmarks/fingerprints.py`` and ``benchmarks/budget.py`
 
 from ._budget import BudgetPlan, plan_budget, planned_power
 from ._extract import FingerprintMatrix, extract, extract_pair, feature_names, fingerprint_of, from_records
-from ._test import METHODS, FeatureShift, FingerprintResult, fingerprint_test, phrase
+from ._test import METHODS, FeatureShift, FingerprintResult, fingerprint_test, phrase, rank_shifts
 
 __all__ = [
     "METHODS",
@@ -26,4 +26,5 @@ __all__ = [
     "phrase",
     "plan_budget",
     "planned_power",
+    "rank_shifts",
 ]

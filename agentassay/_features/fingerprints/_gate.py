@@ -24,14 +24,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..._gate import ScenarioVerdict
+from ..._gate import ScenarioVerdict, explain_fail
 from ..._spec import Settings
 from ..._stats import Verdict, adjust_pvalues
 from . import fingerprint_test, from_records, plan_budget
 from ._records import VERDICT_KEY
 
 if TYPE_CHECKING:
-    from . import FingerprintResult
+    from . import FeatureShift, FingerprintResult
 
 SHARE = 0.5  # of alpha, for the fingerprint tests
 DEFAULT_SAMPLE = 30  # fingerprint sample of a recording run when the suite does not set one
@@ -143,9 +143,10 @@ def combine_fingerprints(
             continue
         q = float(q_of[name])
         shifted = q <= alpha
+        ranked = r.ranked()  # the explanation's order: tool use and routing before lengths and tokens
         words = r.attribution(3) if shifted else []
-        if shifted and not words and r.shifts:
-            words = [r.shifts[0].describe()]
+        if shifted and not words and ranked:
+            words = [ranked[0].describe()]
         fp |= {
             "verdict": (Verdict.FAIL if shifted else Verdict.PASS).value,
             "pvalue": float(r.pvalue),
@@ -154,21 +155,29 @@ def combine_fingerprints(
             "n_baseline": r.n_baseline,
             "n_candidate": r.n_candidate,
             "shift": words,
-            "largest": r.shifts[0].describe() if r.shifts else None,
+            "largest": _largest(ranked, shifted),
             "explanation": r.explain(),
             "features": [
                 {"name": f.name, "baseline": f.baseline_mean, "candidate": f.candidate_mean, "adjusted_p": f.adjusted_p}
-                for f in r.shifts[:8]
+                for f in ranked[:8]
             ],
         }
         verdict, explanation = v.verdict, v.explanation
         if shifted:
             verdict = Verdict.FAIL
-            explanation = f"FAIL: behaviour shifted ({'; '.join(words)}; p = {q:.3g}). Pass rate: {v.explanation}"
+            explanation = explain_fail(v, f"Behaviour shifted (p = {q:.3g}): {'; '.join(words)}")
         out[name] = replace(
             v, verdict=verdict, explanation=explanation, data={**v.data, VERDICT_KEY: fp}, rate_verdict=v.verdict
         )
     return out
+
+
+def _largest(ranked: list[FeatureShift], shifted: bool) -> str | None:
+    """The move a report names: the first an explanation names when the test found a shift; else the
+    largest bounded effect over every feature (no group comes first when nothing moved significantly)."""
+    if not ranked:
+        return None
+    return (ranked[0] if shifted else max(ranked, key=lambda f: (f.effect, f.standardized))).describe()
 
 
 @dataclass(frozen=True)

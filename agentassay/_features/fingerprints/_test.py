@@ -16,6 +16,8 @@ The max-T permutation distribution also yields single-step adjusted p-values per
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -51,6 +53,33 @@ class FeatureShift:
     def describe(self) -> str:
         return f"{phrase(self.name)} {_num(self.baseline_mean)} → {_num(self.candidate_mean)}"
 
+    @property
+    def group(self) -> int:
+        """Where the feature stands in an explanation: tool use and routing (0), the run's structure and
+        errors (1), answer lengths (2), tokens and latency (3). Unknown names go with the structure."""
+        kind = self.name.partition(":")[0]
+        if kind in ("calls", "share") or self.name in _ROUTING:
+            return 0
+        if self.name in _LENGTHS:
+            return 2
+        if self.name in _COSTS:
+            return 3
+        return 1
+
+    @property
+    def effect(self) -> float:
+        """A bounded size of the move, in [0, 1] for the non-negative features a fingerprint holds.
+
+        Shares and 0/1 indicators: the difference in proportions. Counts and lengths: the relative
+        change ``|Δ| / max(|baseline|, |candidate|)``, which ignores the within-arm spread, so a
+        near-constant feature that the test singles out cannot outrank a large move (docs/fingerprints.md).
+        """
+        b, c = self.baseline_mean, self.candidate_mean
+        if self.name.partition(":")[0] in ("share", "frac") or self.name in _PROPORTIONS:
+            return min(abs(c - b), 1.0)
+        top = max(abs(b), abs(c))
+        return min(abs(c - b) / top, 1.0) if top > 0 else 0.0
+
 
 @dataclass(frozen=True)
 class FingerprintResult:
@@ -58,7 +87,8 @@ class FingerprintResult:
 
     ``Verdict.FAIL``: the behaviour shifted (p ≤ alpha). ``Verdict.PASS`` means only *no shift
     detected at alpha* — a non-significant test is not evidence that the two behave the same.
-    ``shifts`` covers every tested feature, largest standardised shift first; ``dropped`` lists
+    ``shifts`` covers every tested feature, largest standardised shift first (the test's order;
+    :meth:`significant` and :meth:`ranked` give the explanation's order); ``dropped`` lists
     features that were constant over both arms together and so could not be tested.
     """
 
@@ -79,13 +109,24 @@ class FingerprintResult:
         return self.verdict is Verdict.FAIL
 
     def significant(self) -> list[FeatureShift]:
-        """Features whose own adjusted p-value is ≤ alpha, largest standardised shift first."""
-        return [s for s in self.shifts if s.adjusted_p <= self.alpha]
+        """Features whose own adjusted p-value is ≤ alpha, in explanation order (:func:`rank_shifts`)."""
+        return rank_shifts([s for s in self.shifts if s.adjusted_p <= self.alpha])
+
+    def ranked(self) -> list[FeatureShift]:
+        """Every tested feature in explanation order: the significant ones first, then the rest."""
+        return [*self.significant(), *rank_shifts([s for s in self.shifts if s.adjusted_p > self.alpha])]
 
     def attribution(self, k: int = 3) -> list[str]:
-        """Up to ``k`` phrases such as "calls to update_seat per run 1.00 → 0.40"."""
+        """Up to ``k`` phrases such as "calls to update_seat per run 1.00 → 0.40", in :meth:`significant`'s
+        order; a feature whose means equal an already named one's in its group is left out (the same move)."""
         k = check_count("k", k, minimum=1)
-        return [s.describe() for s in self.significant()[:k]]
+        named: list[FeatureShift] = []
+        for s in self.significant():
+            # One move seen twice (a one-tool agent: its calls, its share and the tools reached are one column)
+            # is named once, leaving room for the next cause.
+            if not any(_same_move(s, t) for t in named):
+                named.append(s)
+        return [s.describe() for s in named[:k]]
 
     def explain(self) -> str:
         n = f"{self.n_baseline} baseline vs {self.n_candidate} candidate runs"
@@ -105,6 +146,33 @@ class FingerprintResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"verdict": self.verdict.value}
+
+
+_ROUTING = frozenset(("handoffs", "distinct_agents", "branches"))
+_LENGTHS = frozenset(("output_chars", "output_words"))
+_COSTS = frozenset(("input_tokens", "output_tokens", "latency_s"))
+_PROPORTIONS = frozenset(("recovered",))
+
+
+def _same_move(a: FeatureShift, b: FeatureShift) -> bool:
+    return a.group == b.group and math.isclose(a.baseline_mean, b.baseline_mean, rel_tol=1e-9, abs_tol=1e-12) and (
+        math.isclose(a.candidate_mean, b.candidate_mean, rel_tol=1e-9, abs_tol=1e-12)
+    )
+
+
+def rank_shifts(shifts: Sequence[FeatureShift]) -> list[FeatureShift]:
+    """The order in which an explanation names features: by group (tool calls and routing, then the
+    run's structure, then answer lengths, then tokens and latency), within a group by the bounded
+    :attr:`FeatureShift.effect`, largest first; ties: a named tool's feature first, then the test's
+    standardised shift, then the name.
+
+    Not the test's own statistic: a standardised shift divides by the within-arm spread, so a
+    feature that barely varies (answer length 12.0 → 11.5 words) would be named before a tool that
+    stopped being called in half the runs.
+    """
+    # Effects equal to rounding (one tool: its calls, its share and the tools reached move together): the
+    # named tool first, then the larger standardised shift, then the name.
+    return sorted(shifts, key=lambda s: (s.group, -round(s.effect, 9), ":" not in s.name, -s.standardized, s.name))
 
 
 _PHRASES = {
@@ -327,4 +395,4 @@ def _welch_pvalues(xb: np.ndarray, xc: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return t, p
 
 
-__all__ = ["METHODS", "FeatureShift", "FingerprintResult", "fingerprint_test", "phrase"]
+__all__ = ["METHODS", "FeatureShift", "FingerprintResult", "fingerprint_test", "phrase", "rank_shifts"]

@@ -13,7 +13,7 @@ from ..._errors import ExitCode
 from ..._features.tracefirst import AnalyzeError
 from ..._features.tracefirst import analyze as run_analysis
 from ..._spec import load_suite
-from ._run import _emit, _handle_errors, _plugins, plugin_option
+from ._run import _emit, _handle_errors, _plugins, junit_inconclusive_option, plugin_option
 
 
 def _analyze_errors(fn: Callable[..., int]) -> Callable[..., int]:
@@ -67,6 +67,7 @@ def _analyze_errors(fn: Callable[..., int]) -> Callable[..., int]:
 @click.option(
     "--junit", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write JUnit XML."
 )
+@junit_inconclusive_option
 @click.option(
     "--framework",
     default=None,
@@ -88,6 +89,7 @@ def analyze(
     version: str | None,
     html: Path | None,
     junit: Path | None,
+    junit_inconclusive: str,
     framework: str | None,
     as_json: bool,
     quiet: bool,
@@ -112,4 +114,7 @@ def analyze(
         progress=not quiet and not as_json,
         framework=framework,
     )
-    return _emit(report, output, as_json, quiet, plugins, html=html, junit=junit, store=store)
+    return _emit(
+        report, output, as_json, quiet, plugins, html=html, junit=junit, store=store,
+        junit_inconclusive=junit_inconclusive,
+    )

@@ -23,6 +23,7 @@ from ..._features.shards import merge_results
 from ..._plugins import Plugins
 from ..._reports import render_table
 from ..._reports._files import write_report_files
+from ..._reports._junit import INCONCLUSIVE_AS
 from ..._results import (
     ResultsError,
     check_writable,
@@ -68,7 +69,7 @@ def _overrides(suite: Any, **values: Any) -> Any:
 
 def _emit(
     report: Any, output: Path | None, as_json: bool, quiet: bool, plugins: Any = None, *, html: Path | None = None,
-    junit: Path | None = None, store: Path | None = None,
+    junit: Path | None = None, store: Path | None = None, junit_inconclusive: str = INCONCLUSIVE_AS[0],
 ) -> int:
     results = report.results
     lost: str | None = None  # -o failed after the run: where the results were kept instead
@@ -80,7 +81,9 @@ def _emit(
             if kept is None and not as_json:  # --json prints it below anyway
                 click.echo(results.to_json(), nl=False)
     if html is not None or junit is not None:
-        for path in write_report_files(results, html=html, junit=junit, store=store, plugins=plugins):
+        for path in write_report_files(
+            results, html=html, junit=junit, store=store, plugins=plugins, junit_inconclusive=junit_inconclusive
+        ):
             if not quiet:
                 click.echo(f"report written to {path}", err=True)
     if as_json:
@@ -102,6 +105,16 @@ def _emit(
         click.echo(f"error: {lost}. The run's decision was {decision} (exit code {int(report.exit_code)}).", err=True)
         return ExitCode.USAGE
     return int(report.exit_code)
+
+
+def junit_inconclusive_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--junit-inconclusive``: how JUnit XML writes an INCONCLUSIVE scenario (docs/reports.md, "JUnit XML")."""
+    return click.option(
+        "--junit-inconclusive", "junit_inconclusive", type=click.Choice(INCONCLUSIVE_AS), default=INCONCLUSIVE_AS[0],
+        show_default=True,
+        help="An INCONCLUSIVE scenario in the JUnit XML: skipped (with its message; no dashboard fails on it), "
+        "pass (a plain passing testcase) or failure (fails the test tab).",
+    )(fn)
 
 
 class ShardType(click.ParamType):
@@ -205,6 +218,7 @@ def _run_common(fn: Callable[..., Any]) -> Callable[..., Any]:
             "--junit", "junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
             help="Also write JUnit XML (one testcase per scenario, Surefire conventions) here.",
         ),
+        junit_inconclusive_option,
         plugin_option,
     ]
     for option in reversed(options):
@@ -283,7 +297,7 @@ def _execute(
             store.close()
     return _emit(
         report, opts["output"], opts["as_json"], opts["quiet"], plugins, html=opts["html"], junit=opts["junit"],
-        store=None if opts["no_store"] else opts["store"],
+        store=None if opts["no_store"] else opts["store"], junit_inconclusive=opts["junit_inconclusive"],
     )
 
 
@@ -401,6 +415,7 @@ def merge(
               help="Write JUnit XML here: one testcase per scenario, flaky trials as <flakyFailure> (Surefire).")
 @click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the PR comment the GitHub Action would post here (a preview).")
+@junit_inconclusive_option
 @click.option(
     "--store", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_STORE, show_default=True,
     help="Trace store whose traces of this run the HTML trace viewer shows (skipped when absent).",
@@ -408,22 +423,27 @@ def merge(
 @plugin_option
 @_handle_errors
 def report(
-    results_file: Path, html: Path | None, junit: Path | None, markdown: Path | None, store: Path,
-    plugin_specs: tuple[str, ...],
+    results_file: Path, html: Path | None, junit: Path | None, markdown: Path | None, junit_inconclusive: str,
+    store: Path, plugin_specs: tuple[str, ...],
 ) -> int:
     """Render a results file: HTML, JUnit XML, the PR comment's Markdown; the terminal table without options.
 
-    No agent is called. Exit 0, or 3 when RESULTS is not a results file (the message names it).
+    No agent is called. Exits with the file's decision, as `compare` and `check` do: 0 deploy, 1 block,
+    2 manual; an aborted run's file with the code it recorded (4, 130, 143); 3 when RESULTS is not a
+    results file (the message names it).
     """
 
     plugins = _plugins(plugin_specs)
     results = load_results(results_file)
     if html is None and junit is None and markdown is None:
         click.echo(render_table(results, plugins=plugins))
-        return ExitCode.OK
-    for path in write_report_files(results, html=html, junit=junit, markdown=markdown, store=store, plugins=plugins):
-        click.echo(f"wrote {path}")
-    return ExitCode.OK
+    else:
+        for path in write_report_files(
+            results, html=html, junit=junit, markdown=markdown, store=store, plugins=plugins,
+            junit_inconclusive=junit_inconclusive,
+        ):
+            click.echo(f"wrote {path}")
+    return RunReport(results).exit_code
 
 
 def _examples_dir() -> Path:

@@ -124,8 +124,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agentassay", "AgentAssay: stochastic tests of LLM agents")
     group.addoption(
         "--agentassay-inconclusive", choices=INCONCLUSIVE_CHOICES, default="inconclusive",
-        help="outcome of an INCONCLUSIVE marked test: 'inconclusive' (default: passes the build and is counted as "
-        "'inconclusive' in the summary), 'fail', 'pass' or 'skip'",
+        help="outcome of an INCONCLUSIVE marked test: 'inconclusive' (default: does not break the build, is counted "
+        "as 'inconclusive' in the summary and is <skipped> with its message in --junitxml), 'fail', 'pass' or 'skip'",
     )
     group.addoption(
         "--agentassay-suite", action="append", default=[], metavar="FILE",

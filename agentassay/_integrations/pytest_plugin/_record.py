@@ -10,6 +10,7 @@ import pytest
 
 from ..._features.fingerprints._records import SAMPLE_KEY
 from ..._gate import SuiteDecision, fixed_n_equivalent
+from ..._reports._summary import explanation_of
 from ..._results import Results, ScenarioResult, with_more_trials
 from ..._runner._run import versions
 from ..._spec import Scenario, Settings
@@ -51,8 +52,9 @@ def figures(s: ScenarioResult, *, recording: bool = False) -> dict[str, Any]:
     recorded = f"{sum(1 for t in held if t.passed)}/{len(held)}" if recording and len(held) > n else None
     lo, hi = proportion_ci(k, n, method="wilson") if n else (0.0, 1.0)
     pvalue = s.verdict.pvalue
-    if pvalue is None:
-        pvalue = s.verdict.evidence.get("pvalue") if isinstance(s.verdict.evidence.get("pvalue"), float) else None
+    found = s.verdict.evidence.get("pvalue")
+    if pvalue is None and isinstance(found, int | float) and not isinstance(found, bool):
+        pvalue = float(found)
     return {
         "verdict": s.verdict.verdict.value,
         "trials": n,
@@ -90,7 +92,7 @@ def verdict_report(
     word = f["verdict"].upper()
     counts = f"{f['passes']}/{f['trials']} passed, 95% interval {_interval(f)}, {_stopped(f)} of {spec.trials} trials"
     against = f"; baseline {f['baseline']}" if f["baseline"] else ""
-    lines = [s.verdict.explanation, f"{counts}{against}."]
+    lines = [explanation_of(s), f"{counts}{against}."]
     reasons = list(s.failure_reasons().items())
     if reasons:
         lines.append("most common failures:")
@@ -100,22 +102,28 @@ def verdict_report(
     shown = {"pass": "passed", "fail": "failed"}.get(f["verdict"], "inconclusive")
     if f["verdict"] == "inconclusive":
         shown = {"inconclusive": "inconclusive", "fail": "failed", "pass": "passed", "skip": "skipped"}[policy]
-    outcome = "passed" if shown in ("passed", "inconclusive") else shown
+    # INCONCLUSIVE shown as its own category is a skip underneath: JUnit writes <skipped message=…>, the
+    # convention CI dashboards count apart (a plain pass would hide it); the terminal still says INCONCLUSIVE.
+    outcome = "skipped" if shown == "inconclusive" else shown
     longrepr: Any = None
     if outcome == "failed":
         longrepr = f"{word}: {text}" if not text.startswith(word) else text
     elif outcome == "skipped":
         _, lineno, _ = item.location
-        longrepr = (str(item.path), (lineno or 0) + 1, f"Skipped: INCONCLUSIVE: {counts}")
+        why = explanation_of(s)
+        longrepr = (str(item.path), (lineno or 0) + 1, f"Skipped: INCONCLUSIVE: {counts}. {why}".rstrip())
     properties: list[tuple[str, Any]] = [
         ("verdict", f["verdict"]),
         ("trials", f["trials"]),
         ("passes", f["passes"]),
         ("rate", "" if f["rate"] is None else f"{f['rate']:.4f}"),
         ("interval", _interval(f)),
-        ("pvalue", "" if f["pvalue"] is None else f"{f['pvalue']:.4g}"),
-        ("cost_usd", "" if f["cost_usd"] is None else f"{f['cost_usd']:.6f}"),
     ]
+    # Written when the test has them (a sequential test has no p-value; cost needs priced trials), never empty.
+    if f["pvalue"] is not None:
+        properties.append(("pvalue", f"{f['pvalue']:.4g}"))
+    if f["cost_usd"] is not None:
+        properties.append(("cost_usd", f"{f['cost_usd']:.6f}"))
     now = time.time()
     report = pytest.TestReport(
         item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome, longrepr, "call",

@@ -15,6 +15,7 @@ import pytest
 
 from ..._errors import AgentAssayError
 from ..._plugins import PluginError
+from ..._reports._summary import explanation_of
 from ..._runner import run_suite
 from ..._spec import SpecError, load_suite
 from ..adapters import AgentLoadError
@@ -79,12 +80,13 @@ class ScenarioItem(pytest.Item):
         s = report.results.scenario(self.name)
         assert s is not None
         f = figures(s)
-        self.stash[VERDICT] = {"summary": {"test": self.nodeid, **f}, "explanation": s.verdict.explanation}
+        why = explanation_of(s)  # as every report words it (agentassay/_reports/_summary.py)
+        self.stash[VERDICT] = {"summary": {"test": self.nodeid, **f}, "explanation": why}
         policy = self.config.getoption("agentassay_inconclusive")
         if f["verdict"] == "fail" or (f["verdict"] == "inconclusive" and policy == "fail"):
-            raise ScenarioFailed(s.verdict.explanation)
-        if f["verdict"] == "inconclusive" and policy == "skip":
-            pytest.skip(f"INCONCLUSIVE: {s.verdict.explanation}")
+            raise ScenarioFailed(why)
+        if f["verdict"] == "inconclusive" and policy in ("skip", "inconclusive"):  # JUnit: <skipped message=…>
+            pytest.skip(why if why.startswith("INCONCLUSIVE") else f"INCONCLUSIVE: {why}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioFailed):

@@ -511,7 +511,8 @@ def test_v2_fails_its_contract_with_the_step_quoted(flow: dict[str, Any]) -> Non
     assert seat["verdict"] == "fail" and ev["verdict"] == "fail"
     assert ev["contracts"]["no-faq-for-seat-changes"]["test"] == "regression"
     assert ev["adjusted_p"] <= ev["alpha"] == pytest.approx(0.05 * 0.15)
-    assert seat["explanation"].startswith("FAIL: contract 'no-faq-for-seat-changes' violated in ")
+    assert seat["explanation"].startswith("FAIL")  # the pass-rate evidence first, then the contract
+    assert "Contracts: contract 'no-faq-for-seat-changes' violated in " in seat["explanation"]
     assert f"; first: {FAQ_QUOTE}" in seat["explanation"]
     entry = next(
         e

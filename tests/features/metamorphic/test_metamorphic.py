@@ -525,7 +525,8 @@ def test_v2_breaks_the_noise_relation_and_the_check_fails_it(example: dict[str, 
     assert noise["verdict"] == "fail" and noise["pvalue"] < 0.005
     seat = v2.scenario("seat_change").verdict
     assert seat.verdict.value == "fail" and seat.evidence["metamorphic"]["verdict"] == "fail"
-    assert seat.explanation.startswith("FAIL: relation 'noise_robust' violated in")
+    assert seat.explanation.startswith("FAIL")  # the pass-rate evidence first, then the relation
+    assert "Metamorphic: relation 'noise_robust' violated in" in seat.explanation
     fmt = _relations(v2, "out_of_scope")["one_sentence"]
     assert (
         fmt["verdict"] != "fail"
@@ -544,7 +545,7 @@ def test_the_pr_comment_carries_the_relations_and_the_verdict(example: dict[str,
         f"seat_change · noise_robust (perturbation, noise: 1, same_verdict): {b}/50 → {v}/50 violated"
         in comment
     )
-    assert f"FAIL: relation 'noise_robust' violated in {v}/50 pairs" in comment  # the verdict's explanation
+    assert f"Metamorphic: relation 'noise_robust' violated in {v}/50 pairs" in comment  # the verdict's explanation
     assert "out_of_scope · one_sentence (oracle, constraint: Answer in one sentence., regex:" in comment
     assert "FAIL in seat_change." in comment
 

@@ -67,7 +67,7 @@ def _overrides(suite: Any, **values: Any) -> Any:
 
 def _emit(
     report: Any, output: Path | None, as_json: bool, quiet: bool, plugins: Any = None, *, html: Path | None = None,
-    junit: Path | None = None, store: Path | None = None,
+    junit: Path | None = None, store: Path | None = None, baseline: Any = None,
 ) -> int:
     results = report.results
     lost: str | None = None  # -o failed after the run: where the results were kept instead
@@ -79,7 +79,8 @@ def _emit(
             if kept is None and not as_json:  # --json prints it below anyway
                 click.echo(results.to_json(), nl=False)
     if html is not None or junit is not None:
-        for path in write_report_files(results, html=html, junit=junit, store=store, plugins=plugins):
+        written = write_report_files(results, html=html, junit=junit, store=store, plugins=plugins, baseline=baseline)
+        for path in written:
             if not quiet:
                 click.echo(f"report written to {path}", err=True)
     if as_json:
@@ -275,7 +276,7 @@ def _execute(
             store.close()
     return _emit(
         report, opts["output"], opts["as_json"], opts["quiet"], plugins, html=opts["html"], junit=opts["junit"],
-        store=None if opts["no_store"] else opts["store"],
+        store=None if opts["no_store"] else opts["store"], baseline=baseline,
     )
 
 
@@ -397,11 +398,20 @@ def merge(
     "--store", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_STORE, show_default=True,
     help="Trace store whose traces of this run the HTML trace viewer shows (skipped when absent).",
 )
+@click.option(
+    "--baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="The baseline results file RESULTS was checked against: the HTML report shows it beside the candidate "
+    "(its traces from --baseline-store, default --store).",
+)
+@click.option(
+    "--baseline-store", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Trace store holding the baseline's run (default: --store).",
+)
 @plugin_option
 @_handle_errors
 def report(
     results_file: Path, html: Path | None, junit: Path | None, markdown: Path | None, store: Path,
-    plugin_specs: tuple[str, ...],
+    baseline: Path | None, baseline_store: Path | None, plugin_specs: tuple[str, ...],
 ) -> int:
     """Render a results file: HTML, JUnit XML, the PR comment's Markdown; the terminal table without options.
 
@@ -413,7 +423,12 @@ def report(
     if html is None and junit is None and markdown is None:
         click.echo(render_table(results, plugins=plugins))
         return ExitCode.OK
-    for path in write_report_files(results, html=html, junit=junit, markdown=markdown, store=store, plugins=plugins):
+    base = load_results(baseline) if baseline is not None else None
+    written = write_report_files(
+        results, html=html, junit=junit, markdown=markdown, store=store, plugins=plugins, baseline=base,
+        baseline_store=baseline_store,
+    )
+    for path in written:
         click.echo(f"wrote {path}")
     return ExitCode.OK
 
@@ -467,7 +482,8 @@ def demo(workdir: Path | None, quiet: bool) -> int:
         click.echo(render_table(cand.results))
 
     reports = write_report_files(
-        cand.results, html=folder / "report.html", junit=folder / "junit.xml", store=folder / "traces.db"
+        cand.results, html=folder / "report.html", junit=folder / "junit.xml", store=folder / "traces.db",
+        baseline=base.results,
     )
     names = ", ".join(str(p) for p in [folder / "baseline.json", folder / "candidate.json", folder / "traces.db", *reports])
     click.echo(f"\nfiles: {names}", err=True)

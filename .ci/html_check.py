@@ -187,7 +187,7 @@ DOM_FACTS = """
     headerRadius: header ? getComputedStyle(header).borderTopLeftRadius : null,
     rows: document.querySelectorAll('#scenarios tbody tr').length,
     svgs: document.querySelectorAll('svg').length,
-    trials: document.querySelectorAll('details.trial').length,
+    trials: document.querySelectorAll('details.group details.trial').length,  // the viewer's, not the side-by-side's
     text: document.body.innerText,
     violations: window.__violations || [],
   };
@@ -232,7 +232,7 @@ def check_page(browser: Any, spec: dict[str, Any], problems: list[str]) -> None:
         need(SECRET not in facts["text"], "a secret is shown")
 
     if facts["trials"]:  # a click on a closed trial opens it (its group is opened first when closed)
-        trial = page.locator("details.trial").first
+        trial = page.locator("details.group details.trial").first
         group = page.locator("details.group").first
         if not group.evaluate("d => d.open"):
             group.locator("summary").first.click()
@@ -253,7 +253,7 @@ def check_page(browser: Any, spec: dict[str, Any], problems: list[str]) -> None:
         need(side["headerRadius"] == "10px", "the sidecar's style is not applied (CSP hash?)")
         if spec.get("hostile"):
             need(HOSTILE in side["text"] and SECRET not in side["text"], "the sidecar's hostile text is wrong")
-        trial = page.locator("details.trial").first
+        trial = page.locator("details.group details.trial").first
         if not page.locator("details.group").first.evaluate("d => d.open"):
             page.locator("details.group > summary").first.click()
         trial.locator("summary").first.click()

@@ -34,16 +34,27 @@ def write_report_files(
     plugins: Plugins | None = None,
     secrets: Sequence[str] = (),
     junit_inconclusive: str = "skipped",
+    baseline: Results | None = None,
+    baseline_store: Path | None = None,
 ) -> list[Path]:
     """Write the reports asked for; return the paths written. ``store``: the trace store the HTML
     report's trace viewer reads (the run's traces, by run id); without it the viewer is left out.
-    ``junit_inconclusive``: how the JUnit XML writes an INCONCLUSIVE scenario (skipped, pass, failure)."""
+    ``junit_inconclusive``: how the JUnit XML writes an INCONCLUSIVE scenario (skipped, pass, failure).
+    ``baseline``: the results file the run was checked against, for the HTML report's baseline beside
+    candidate; its traces come from ``baseline_store`` (default: ``store``, which a local ``run`` and
+    ``check`` share)."""
     written: list[Path] = []
     if html is not None:
-
         traces = load_traces(store, results) if store is not None and Path(store).is_file() else None
+        base_store = baseline_store if baseline_store is not None else store
+        base_traces = None
+        if baseline is not None and base_store is not None and Path(base_store).is_file():
+            base_traces = load_traces(base_store, baseline)
         sidecar = sidecar_of(html)
-        page = render_html(results, traces=traces, plugins=plugins, secrets=secrets, sidecar_href=sidecar.name)
+        page = render_html(
+            results, traces=traces, plugins=plugins, secrets=secrets, sidecar_href=sidecar.name,
+            baseline=baseline, baseline_traces=base_traces,
+        )
         written.append(_write(html, page.html))
         if page.sidecar is not None:
             written.append(_write(sidecar, page.sidecar))

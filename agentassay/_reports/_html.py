@@ -47,11 +47,13 @@ from ._sections import (
     settings_words,
     warning_lines,
 )
+from ._side import CompareView, compare_view
 from ._summary import (
     VERDICT_WORD,
     aborted_gloss,
     counts_text,
     explanation_of,
+    headline,
     savings_of,
     scenario_usd,
 )
@@ -185,6 +187,7 @@ class _Head:
     gloss: str
     kicker: str
     meta: str
+    line: str = ""  # the numeric headline the PR comment opens with, without the decision word
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,7 @@ class _Details:
     more_reasons: str | None
     figures: tuple[_Figure, ...]
     open: bool
+    compare: CompareView | None = None  # baseline beside candidate (_side.py)
 
 
 @dataclass(frozen=True)
@@ -349,7 +353,7 @@ def _row(results: Results, s: ScenarioResult, clean: _Clean, said: Sequence[Scen
         from markupsafe import Markup, escape
 
         words = Markup("; ").join(escape(c) for c in cells)
-    trials = f"{s.verdict.trials_used} / {s.fixed_n if s.fixed_n is not None else '?'}"
+    trials = f"{s.verdict.trials_used}"
     if len(s.trials) != s.verdict.trials_used:
         trials += f" ({len(s.trials)} run)"
     return _Row(
@@ -398,6 +402,7 @@ def _head(results: Results, clean: _Clean) -> _Head:
         f"AgentAssay · {kind.get(results.kind, clean(results.kind, _W_NAME))} · "
         + ("no suite verdict (aborted)" if results.aborted is not None else f"suite verdict {d.verdict.value}"),
         meta,
+        headline(results, name=lambda x: clean(x, _W_NAME), usd=_usd).split(" — ", 1)[-1],
     )
 
 
@@ -542,7 +547,12 @@ def _part_figure(p: ScenarioPart, key: str, clean: _Clean, warnings: list[str]) 
 
 
 def _details(
-    s: ScenarioResult, clean: _Clean, settings: Settings, said: Sequence[ScenarioPart] = (), warnings: list[str] | None = None
+    s: ScenarioResult,
+    clean: _Clean,
+    settings: Settings,
+    said: Sequence[ScenarioPart] = (),
+    warnings: list[str] | None = None,
+    compare: CompareView | None = None,
 ) -> _Details:
     name = clean(s.name, _W_NAME)
     facts: list[tuple[str, str]] = [("Input", clean(s.input, _W_LINE))]
@@ -561,7 +571,7 @@ def _details(
         vs = (
             ""
             if saved is None
-            else f" ({'saved' if saved >= 0 else 'extra'} {_usd(abs(saved))} against fixed-n)"
+            else f" (a fixed-size test would have cost {_usd(abs(saved))} {'more' if saved >= 0 else 'less'})"
         )
         facts.append(("Cost", f"{_usd(usd)} for {len(s.trials)} trials{vs}"))
     facts += [("Note", clean(n, _W_LINE)) for n in s.verdict.notes[:_MAX_LIST]]
@@ -581,6 +591,7 @@ def _details(
         f"… {more} more failure reason{'s' if more != 1 else ''}" if more > 0 else None,
         tuple(figures),
         s.verdict.verdict is not Verdict.PASS,
+        compare,
     )
 
 
@@ -693,7 +704,7 @@ def _cost(results: Results, sections: Sequence[Section], clean: _Clean) -> list[
     if saved is not None:
         usd = "" if saved.usd is None else f", about {_usd(saved.usd)}"
         line += (
-            f" Against fixed-n designs with the same α and β ({saved.fixed_n_trials} trials) this run "
+            f" Against a fixed-size test with the same α and β ({saved.fixed_n_trials} trials) this run "
             f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd})."
         )
     lines: list[str | Markup] = [line]
@@ -925,6 +936,24 @@ def load_traces(store_path: str | Path, results: Results) -> dict[str, list[Stor
 # -- assembly ---------------------------------------------------------------------------------------
 
 
+def _compare(
+    s: ScenarioResult,
+    baseline: Results | None,
+    traces: Mapping[str, Sequence[StoredTrial]] | None,
+    baseline_traces: Mapping[str, Sequence[StoredTrial]] | None,
+    clean: _Clean,
+) -> CompareView | None:
+    """Baseline beside candidate for ``s``, with the trial views this page draws (_side.py)."""
+    return compare_view(
+        s,
+        baseline=baseline,
+        traces=list((traces or {}).get(s.name) or ()),
+        baseline_traces=list((baseline_traces or {}).get(s.name) or ()),
+        clean=clean,
+        trial=lambda stored, outcome: _trial(stored, outcome, clean),
+    )
+
+
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     import jinja2  # here, not at the top: the terminal report (every CLI run) must not pay for it
@@ -988,6 +1017,8 @@ def render_html(
     secrets: Sequence[str] = (),
     sidecar_href: str = "traces.html",
     inline_limit: int = 600_000,
+    baseline: Results | None = None,
+    baseline_traces: Mapping[str, Sequence[StoredTrial]] | None = None,
 ) -> HtmlReport:
     """The HTML report of ``results``: one self-contained page, no script, nothing fetched.
 
@@ -998,6 +1029,9 @@ def render_html(
     redacted (agentassay/_boundary.py), ``secrets`` too. When the trace viewer is longer than ``inline_limit`` characters it goes to
     :attr:`HtmlReport.sidecar` and the page links to it at ``sidecar_href`` (a relative path,
     percent-encoded in the link; a scheme, host, query or ``..`` raises ``ValueError``).
+    ``baseline`` (its results file) and ``baseline_traces`` (e.g. :func:`load_traces` of it): each compared
+    scenario's details show baseline beside candidate (rates, failures, a passing baseline trace beside a failing
+    candidate trace, tool calls per run); without them the page says what is missing.
     """
     from markupsafe import Markup
 
@@ -1018,7 +1052,8 @@ def render_html(
     warnings += [clean(w, _W_TEXT) for w in failed]
     ordered = sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict])
     views = [_section(s, clean, warnings) for s in sections if s.place == "body"]
-    details = [_details(s, clean, results.settings, said.get(s.name, ()), warnings) for s in ordered]
+    compared = {s.name: _compare(s, baseline, traces, baseline_traces, clean) for s in ordered}
+    details = [_details(s, clean, results.settings, said.get(s.name, ()), warnings, compared[s.name]) for s in ordered]
 
     groups = _groups(ordered, traces, clean) if traces else []
     viewer: Markup | None = parts.viewer(groups) if groups else None
@@ -1052,8 +1087,8 @@ def render_html(
     legend = (
         "Pass rates with 95% Wilson intervals. Effect: candidate minus "
         f"{'baseline' if any(s.baseline is not None for s in ordered) else 'threshold'} pass rate, in percentage "
-        "points. Trials: used by the test / needed by a fixed-n design with the same α and β (trials run, where "
-        "more ran)."
+        "points. Trials: candidate trials the test needed to decide (and how many ran, where more did); the cost "
+        "section compares them with a fixed-size test of the same α and β."
     )
     page = env.get_template("report.html.j2").render(
         common,

@@ -14,6 +14,7 @@ counted in the text. The marker and the decision line are never dropped.
 
 from __future__ import annotations
 
+import html
 import re
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
@@ -37,10 +38,12 @@ from ._sections import (
     warning_lines,
 )
 from ._summary import (
+    STATUS_ICON,
     VERDICT_WORD,
     aborted_gloss,
     counts_text,
     explanation_of,
+    headline,
     invisible_dropped,
     savings_of,
     scenario_usd,
@@ -206,6 +209,11 @@ def _usd(x: float) -> str:
     return f"\\${x:.4f}"  # escaped: two '$' on one line would open GitHub's math
 
 
+def _usd_short(x: float) -> str:
+    """Cents in a headline; four decimals below ten cents, so a cheap run does not read as free."""
+    return f"\\${x:.2f}" if x >= 0.1 else f"\\${x:.4f}"
+
+
 def _threshold(results: Results, s: ScenarioResult) -> float:
     return s.threshold if s.threshold is not None else results.settings.threshold
 
@@ -255,6 +263,8 @@ class _SectionView:
     items: tuple[Md, ...]
     has_diagram: bool
     dropped: Md | None  # what is said instead of a diagram that did not fit
+    folded: bool = False  # the whole section in a collapsed <details> under ``summary`` (its title)
+    summary: Md | None = None
 
 
 def _verdict_word(s: ScenarioResult) -> str:
@@ -288,7 +298,7 @@ def _row(
         effect = f"{_pp(cand - threshold)} vs {_pct(threshold)}% threshold"
     words = _cell(said, esc)
     run = len(s.trials)
-    trials = f"{s.verdict.trials_used} / {s.fixed_n if s.fixed_n is not None else '?'}"
+    trials = f"{s.verdict.trials_used}"
     if run != s.verdict.trials_used:
         trials += f" ({run} run)"
     return _Row(esc(s.name, _W_NAME), Md(_verdict_word(s)), Md(rates), Md(effect), words, Md(trials))
@@ -306,7 +316,7 @@ def _details(s: ScenarioResult, esc: _Escaper, settings: Settings, said: Sequenc
         vs = (
             ""
             if saved is None
-            else f" ({'saved' if saved >= 0 else 'extra'} {_usd(abs(saved))} against fixed-n)"
+            else f" (a fixed-size test would have cost {_usd(abs(saved))} {'more' if saved >= 0 else 'less'})"
         )
         facts.append((Md("Cost"), Md(f"{_usd(usd)} for {len(s.trials)} trials{vs}")))
     facts.extend((Md("Note"), esc(note, _W_LINE)) for note in s.verdict.notes[:_MAX_LIST])
@@ -357,7 +367,7 @@ def _cost(results: Results, esc: _Escaper, sections: Sequence[Section]) -> list[
     if saved is not None:
         usd = "" if saved.usd is None else f", about {_usd(saved.usd)}"
         line += (
-            f" Against fixed-n designs with the same α and β ({saved.fixed_n_trials} trials) this run "
+            f" Against a fixed-size test with the same α and β ({saved.fixed_n_trials} trials) this run "
             f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd})."
         )
     lines = [Md(line), *_estimate_line(results)]
@@ -419,16 +429,24 @@ def _mermaid(text: str, redact: Callable[[str], str]) -> Md:
     return Md(f"{fence}mermaid\n{body}\n{fence}")
 
 
-def _link(url: str | None, esc: _Escaper) -> Md | None:
-    """A Markdown link to the workflow run; an URL that is not http(s) is shown as inert text."""
+def _link(url: str | None, esc: _Escaper, label: str = "Workflow run") -> Md | None:
+    """A Markdown link (``label`` is ours); an URL that is not http(s) is shown as inert text."""
     if not url:
         return None
     url = url.strip()
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        return Md(f"Workflow run: {esc(url, _W_LINE)}")
+        return Md(f"{label}: {esc(url, _W_LINE)}")
     # Parentheses, brackets, angle brackets, spaces and backticks are percent-encoded: none can end the link.
-    return Md(f"[Workflow run]({urllib.parse.quote(url, safe=_URL_SAFE)})")
+    return Md(f"[{label}]({urllib.parse.quote(url, safe=_URL_SAFE)})")
+
+
+def _report_link(url: str | None, esc: _Escaper) -> Md | None:
+    """The line under the headline that leads to the HTML report (an artifact, or wherever the caller put it)."""
+    link = _link(esc.redact(url) if url else None, esc, "HTML report")
+    if link is None:
+        return None
+    return Md(f"📄 {link}: baseline beside candidate per scenario, with the traces (`report.html` in the results artifact)")
 
 
 # -- assembly ----------------------------------------------------------------------------------
@@ -461,13 +479,29 @@ def _section_view(section: Section, esc: _Escaper, pointer: str) -> _SectionView
     dropped = None
     if section.diagram is not None:
         dropped = Md(esc(section.diagram.dropped, _W_TEXT).replace("{pointer}", pointer))
+    title = _escaped(section.title, esc, _W_NAME) if section.title else None
+    paragraphs = [_escaped(p, esc, _W_TEXT) for p in section.paragraphs[:_MAX_LIST]]
+    summary = _summary_line(section.title, esc) if section.fold else None
     return _SectionView(
-        title=_escaped(section.title, esc, _W_NAME) if section.title else None,
-        paragraphs=tuple(_escaped(p, esc, _W_TEXT) for p in section.paragraphs[:_MAX_LIST]),
+        title=title,
+        paragraphs=tuple(paragraphs),
         items=tuple(_listed(list(section.items), esc, _W_LINE, section.noun)),
         has_diagram=section.diagram is not None,
         dropped=dropped,
+        folded=section.fold,
+        summary=summary,
     )
+
+
+def _summary_line(title: Any, esc: _Escaper) -> Md:
+    """A folded section's ``<summary>``: raw HTML on GitHub, where Markdown (a backslash escape too) is not
+    read, so a plain title is entity-escaped instead (and un-mentioned); a plugin's ``Md`` is kept as it is."""
+    if isinstance(title, Md):
+        return title
+    if not title:
+        return Md("Details")
+    text = html.escape(_plain(title, _W_NAME, redact=esc.redact).replace("\n", " "))
+    return Md(_REFS.sub(lambda m: m.group() + "\u200b", text.replace("@", "@\u200b")))
 
 
 def _diagram_piece(
@@ -501,9 +535,11 @@ def _context(
     body: list[Section],
     run_url: str | None,
     esc: _Escaper,
+    report_url: str | None = None,
 ) -> dict[str, Any]:
     """The page's parts that do not depend on the verdicts; the verdict parts start empty."""
     ctx: dict[str, Any] = {
+        "report_link": _report_link(report_url, esc),
         "baseline_info": esc(baseline_info, _W_LINE) if baseline_info else None,
         "record_only": mode == "record-only",
         "warnings": _listed(warned, esc, _W_TEXT, "warnings"),
@@ -523,17 +559,19 @@ def _headline(results: Results | None, error: str | None, warned: list[str], esc
     """The title and the gloss under it: the engine's error, no results, or the suite's decision."""
     if error is not None:  # the engine stopped before a verdict: no table, whatever results it left
         return (
-            Md("**ERROR** · AgentAssay"),
+            Md("⛔ **ERROR** · AgentAssay"),
             Md(f"The run stopped with an error, before any verdict: {esc(error, _W_TEXT)}"),
         )
     if results is None:
         why = "the warnings below say why" if warned else "the workflow run's log says why"
-        return Md("**NO RESULTS** · AgentAssay"), Md(f"This run produced no results file; {why}.")
+        return Md("❔ **NO RESULTS** · AgentAssay"), Md(f"This run produced no results file; {why}.")
     d = results.decision
     order = ("fail", "inconclusive", "pass")
     counts = counts_text(d, order) or "no scenarios"
     name = esc(results.suite.get("name", "?"), _W_NAME)
-    title = Md(f"**{d.decision.value.upper()}** · {name} · {counts}")
+    line = headline(results, name=lambda text: esc(text, _W_NAME), usd=_usd_short)
+    word = d.decision.value.upper()  # the line starts with it: bold, after the status icon
+    title = Md(f"{STATUS_ICON.get(d.decision.value, '')} **{word}**{line[len(word):]}".strip())
     against = (
         "its threshold" if results.kind in ("run", "analyze") else "the baseline (pass rate or behaviour)"
     )
@@ -545,7 +583,7 @@ def _headline(results: Results | None, error: str | None, warned: list[str], esc
             "aborted": esc(aborted_gloss(results), _W_TEXT),
         }[d.decision.value]
     )
-    return title, gloss
+    return title, Md(f"Suite {name} ({counts}). {gloss}")
 
 
 def _table(
@@ -558,8 +596,8 @@ def _table(
         "legend": Md(
             "Pass rates with 95% Wilson intervals. Effect: candidate minus "
             f"{'baseline' if with_baseline else 'threshold'} pass rate, in percentage points. "
-            "Trials: used by the test / needed by a fixed-n design with the same α and β "
-            "(trials run, where more ran)."
+            "Trials: candidate trials the test needed to decide (and how many ran, where more did); "
+            "the cost line below compares them with a fixed-size test of the same α and β."
         ),
     }
     rows = [
@@ -644,6 +682,7 @@ def _render(
     pointer: str,
     error: str | None = None,
     said: Mapping[str, list[ScenarioPart]] | None = None,
+    report_url: str | None = None,
 ) -> str:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
@@ -655,7 +694,7 @@ def _render(
 
     warned = _warned(results, warnings, sections)
     body = [s for s in sections if s.place == "body"]
-    ctx = _context(baseline_info, mode, warned, pointer, body, run_url, esc)
+    ctx = _context(baseline_info, mode, warned, pointer, body, run_url, esc, report_url)
     said = said or {}
     ordered = (
         sorted(results.scenarios, key=lambda s: _ORDER[s.verdict.verdict]) if results is not None else []
@@ -732,6 +771,7 @@ def render_pr_comment(
     sections: Sequence[Section] | None = None,
     plugins: Plugins | None = None,
     error: str | None = None,
+    report_url: str | None = None,
 ) -> str:
     """The Markdown of the one sticky PR comment, at most ``limit`` characters, marker on the first line.
 
@@ -743,7 +783,8 @@ def render_pr_comment(
     ``sections`` are given. Each of ``replacing`` takes the place of the plugin section with its key
     (appended when there is none); its escaped ``Md`` strings are printed as they are, plain strings
     are escaped here. A diagram of more than 40 lines is folded into a ``<details>``. ``error``: the run
-    stopped before a verdict (an engine error); the comment says so, with no table.
+    stopped before a verdict (an engine error); the comment says so, with no table. ``report_url``: where the
+    HTML report can be opened (http(s); the Action gives the run's artifacts list), linked under the headline.
     """
     found, said, failed = _sections(results, secrets, replacing, sections, plugins)
     return _render(
@@ -759,6 +800,7 @@ def render_pr_comment(
         pointer="the job summary or the results artifact",
         error=error,
         said=said,
+        report_url=report_url,
     )
 
 
@@ -776,6 +818,7 @@ def render_job_summary(
     sections: Sequence[Section] | None = None,
     plugins: Plugins | None = None,
     error: str | None = None,
+    report_url: str | None = None,
 ) -> str:
     """The same report for ``$GITHUB_STEP_SUMMARY``: no marker (``marker_key`` is accepted and unused,
     so both calls take the same arguments) and GitHub's larger summary limit, so that what the
@@ -795,4 +838,5 @@ def render_job_summary(
         pointer="the results artifact",
         error=error,
         said=said,
+        report_url=report_url,
     )

@@ -57,6 +57,9 @@ class Section:
     noun: str = "items"
     # HTML only: an inline <svg> the plugin drew itself, every text in it escaped (a graph).
     svg: str | None = None
+    # Markdown: the whole section collapsed in a <details> (its title and first paragraph the summary line),
+    # for what a reviewer may want but should not have to scroll past.
+    fold: bool = False
 
     def __post_init__(self) -> None:
         if self.place not in PLACES:

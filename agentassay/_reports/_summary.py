@@ -97,3 +97,74 @@ def aborted_gloss(results: Any) -> str:
         f"The run was aborted before reaching a decision (exit {a.get('exit_code')}): {reason.rstrip('.')}. "
         "The verdicts below cover only the trials that finished."
     )
+
+
+STATUS_ICON = {"deploy": "✅", "block": "❌", "manual": "⚠️", "aborted": "⛔"}
+
+
+def _pct1(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _p(p: float | None) -> str:
+    if p is None:
+        return ""
+    return " (p < 0.001)" if p < 0.001 else f" (p = {p:.3g})"
+
+
+def _drop(s: ScenarioResult, threshold: float = 0.0) -> float:
+    """How far the candidate's pass rate fell below the baseline's (or the threshold's), for ranking."""
+    cand = s.passes / s.counted_trials if s.counted_trials else 0.0
+    if s.baseline is not None and s.baseline.trials:
+        return s.baseline.passes / s.baseline.trials - cand
+    return (s.threshold if s.threshold is not None else threshold) - cand
+
+
+def scenario_figure(s: ScenarioResult, name: str, threshold: float | None = None) -> str:
+    """``refund_request pass rate 96.7% → 47.6% (p = 0.001)``: one scenario's rates in the headline's words."""
+    cand = _pct1(s.passes / s.counted_trials) if s.counted_trials else "—"
+    limit = s.threshold if s.threshold is not None else threshold
+    if s.baseline is not None and s.baseline.trials:
+        rates = f"{_pct1(s.baseline.passes / s.baseline.trials)} → {cand}"
+    elif limit is not None:
+        rates = f"{cand} (threshold {_pct1(limit)})"
+    else:
+        rates = cand
+    v = s.verdict
+    shifted = v.rate_verdict is not None and v.verdict.value == "fail" and v.rate_verdict.value != "fail"
+    return f"{name} pass rate {rates}{', behaviour shifted' if shifted else ''}{_p(v.pvalue)}"
+
+
+def headline(results: Results, name: Any = str, usd: Any = lambda x: f"${x:.2f}") -> str:
+    """The one numeric line every report can open with: the decision, how many scenarios are behind it,
+    the worst one's pass rates, the trials and the cost. E.g. ``BLOCK — 1 of 4 scenarios regressed:
+    refund_request pass rate 96.7% → 47.6% (p = 0.001) · 212 trials · $0.41``.
+
+    ``name`` formats a scenario name (the caller escapes it), ``usd`` an amount; no icon (see STATUS_ICON).
+    """
+    d = results.decision
+    n = len(results.scenarios)
+    word = d.decision.value.upper()
+    by = {v: [s for s in results.scenarios if s.verdict.verdict.value == v] for v in ("fail", "inconclusive", "pass")}
+    checked = any(s.baseline is not None for s in results.scenarios)
+    t = results.settings.threshold
+    if d.decision.value == "aborted":
+        what = f"no decision reached; {len(by['fail'])} failed, {len(by['pass'])} passed of {n} scenarios so far"
+    elif by["fail"]:
+        worst = max(by["fail"], key=lambda s: _drop(s, t))
+        what = (
+            f"{len(by['fail'])} of {n} scenarios {'regressed' if checked else 'failed'}: "
+            f"{scenario_figure(worst, name(worst.name), t)}"
+        )
+        if len(by["fail"]) > 1:
+            what += f" and {len(by['fail']) - 1} more"
+    elif by["inconclusive"]:
+        first = max(by["inconclusive"], key=lambda s: _drop(s, t))
+        what = f"{len(by['inconclusive'])} of {n} scenarios inconclusive: {scenario_figure(first, name(first.name), t)}"
+    else:
+        what = f"{n} of {n} scenarios passed" if n else "no scenarios"
+    total = results.cost()
+    line = f"{word} — {what} · {total['trials']:,} trials"
+    if total["usd"] is not None:
+        line += f" · {usd(total['usd'])}"
+    return line

@@ -30,14 +30,15 @@ def _rates(s: ScenarioResult) -> str:
 
 
 def _usd(s: ScenarioResult) -> str:
-    """Cost, and what a fixed-n design would have cost more (or less), at this run's cost per trial."""
+    """The scenario's cost (the comparison with a fixed-size test is said once, under the table)."""
     cost = scenario_usd(s)
-    if cost is None:
-        return "-"
-    usd, saved = cost
-    if saved is None:
-        return f"{usd:.4f}"
-    return f"{usd:.4f} ({'saved' if saved >= 0 else 'extra'} {abs(saved):.4f})"
+    return "-" if cost is None else f"{cost[0]:.4f}"
+
+
+def _trials(s: ScenarioResult) -> str:
+    """Trials the test needed to decide, and how many ran when more did (after the decision, or pooled)."""
+    run = len(s.trials)
+    return f"{s.verdict.trials_used}" + (f" ({run} run)" if run != s.verdict.trials_used else "")
 
 
 def terminal_width() -> int:
@@ -76,9 +77,9 @@ def render_table(
             "scenario",
             "verdict",
             "baseline -> candidate" if results.kind not in ("run", "analyze") else "passed",
-            "used/run/fixed-n",
+            "trials",
             "tokens",
-            "USD (vs fixed-n)",
+            "cost (USD)",
         )
     ]
     for s in results.scenarios:
@@ -88,7 +89,7 @@ def render_table(
                 clip(visible(s.name), 28),
                 VERDICT_WORD[s.verdict.verdict.value],
                 _rates(s),
-                f"{s.verdict.trials_used}/{len(s.trials)}/{s.fixed_n if s.fixed_n is not None else '?'}",
+                _trials(s),
                 f"{cost['input_tokens'] + cost['output_tokens']:,}",
                 _usd(s),
             )
@@ -131,10 +132,12 @@ def render_table(
         )
     saved = savings_of(results) if results.aborted is None else None  # a saving against a run that stopped
     if saved is not None:
-        usd = "" if saved.usd is None else f", about ${saved.usd:.4f}"
+        usd = "" if saved.usd is None else f", about ${abs(saved.usd):.4f} {'saved' if saved.usd >= 0 else 'extra'}"
+        fewer = saved.verb == "saved"
+        ran = saved.fixed_n_trials - saved.trials if fewer else saved.fixed_n_trials + saved.trials
         lines.append(
-            f"against fixed-n designs with the same alpha and beta ({saved.fixed_n_trials} trials): "
-            f"{saved.verb} {saved.trials} trials ({saved.percent:.0f}%{usd})"
+            f"trials: a fixed-size test with the same alpha and beta would need {saved.fixed_n_trials}; this "
+            f"sequential run used {ran}, {saved.trials} {'fewer' if fewer else 'more'} ({saved.percent:.0f}%{usd})"
         )
     for section in (s for s in sections if s.place == "cost"):
         lines.extend(section.paragraphs)

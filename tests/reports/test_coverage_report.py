@@ -223,7 +223,7 @@ def decode(label: str) -> str:
 
 def gap_items(md: str) -> list[str]:
     """The text of each bullet of the coverage section, as GitHub would show it."""
-    section = to_html(md.split("#### Coverage gaps", 1)[1]).split("</ul>", 1)[0]
+    section = to_html(md.split("<summary>Coverage gaps</summary>", 1)[1]).split("</ul>", 1)[0]
     return [html.unescape(re.sub(r"<[^>]+>", "", m[1])) for m in re.finditer(r"<li>(.*?)</li>", section, re.S)]
 
 
@@ -313,8 +313,9 @@ def test_hostile_names_are_inert_in_the_markdown(tagfilter: bool) -> None:
     # only our own markup: the heading, the table, the lists, bold names, code names, the diagram
     allowed = {"h3", "h4", "p", "table", "thead", "tbody", "tr", "th", "td", "strong", "ul", "li", "code", "pre", "details", "summary"}
     assert {t for t, _ in page.starts} <= allowed
-    # our two details (the folded diagram, the scenarios), closed, never "open"; one code block: the diagram
-    assert page.tags("details") == [{}, {}] and page.ends.count("details") == 2 and page.tags("pre") == [{}]
+    # our three details (the folded section, its folded diagram, the scenarios), closed, never "open"; one code
+    # block: the diagram
+    assert page.tags("details") == [{}, {}, {}] and page.ends.count("details") == 3 and page.tags("pre") == [{}]
     assert "<summary>Coordination graph</summary>" in html_
     assert [a for t, a in page.starts if t == "code"].count({"class": "language-mermaid"}) == 1
     text = "".join(page.text)
@@ -440,12 +441,12 @@ def test_comment_with_coverage_is_valid_gfm_with_tables_intact() -> None:
     page = Page(html_)
     assert len(page.tags("table")) == 1 and [len(row) for row in page.rows] == [COLUMNS] * 4
     assert [row[0] for row in page.body_rows] == ["b", "c", "a"]
-    assert "<h4>Coverage gaps</h4>" in html_ and cov["summary"] in md
+    assert "<details><summary>Coverage gaps</summary>" in html_ and cov["summary"] in md  # folded (issue 25)
     assert page.tags("code").count({"class": "language-mermaid"}) == 1
     code = html.unescape(re.search(r'<code class="language-mermaid">(.*?)</code>', html_, re.S)[1])  # type: ignore[index]
     assert code == cov["mermaid"]
     assert "Key: green = exercised by some test" in "".join(page.text)
-    assert page.tags("details") == [{}]  # a small diagram is not folded; the one details is the scenarios'
+    assert page.tags("details") == [{}, {}]  # a small diagram is not folded; the section's and the scenarios'
     assert md == render_pr_comment(r, replacing=[as_section(cov)])  # deterministic
     assert "Coverage gaps" not in render_pr_comment(r) and "mermaid" not in render_pr_comment(r)
     assert "Coverage gaps" not in render_pr_comment(r)
@@ -477,6 +478,6 @@ def test_large_diagram_is_folded_and_the_budget_holds_with_a_300_node_graph() ->
 def test_plain_strings_are_still_escaped_by_the_renderer() -> None:
     md = render_pr_comment(results_of([scenario("a", Verdict.PASS, 10, 10)]),
                            replacing=[as_section({"summary": "**x** <b>", "gaps": ["`code` @octocat"], "mermaid": None})])
-    page = Page(to_html(md.split("#### Coverage gaps", 1)[1].split("**Cost:**", 1)[0]))
+    page = Page(to_html(md.split("<summary>Coverage gaps</summary>", 1)[1].split("**Cost:**", 1)[0]))
     assert page.tags("strong") == [] and page.tags("b") == [] and page.tags("code") == []
     assert "**x** <b>" in "".join(page.text) and f"`code` @{ZW}octocat" in "".join(page.text)

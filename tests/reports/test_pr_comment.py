@@ -173,10 +173,16 @@ def test_real_check_renders_one_table_in_verdict_order(real: tuple[Results, Resu
     _, v2 = real
     md = render_pr_comment(v2, run_url="https://github.com/o/r/actions/runs/7", baseline_info="run 6 on main")
     assert md.splitlines()[0] == MARKER
-    assert md.splitlines()[1].startswith("### **BLOCK** · customer-service · 1 fail")
+    worst = next(s for s in v2.scenarios if s.verdict.verdict is Verdict.FAIL)
+    b, c = worst.baseline.passes / worst.baseline.trials, worst.passes / worst.counted_trials  # type: ignore[union-attr]
+    assert md.splitlines()[1].startswith(
+        f"### ❌ **BLOCK** — 1 of 4 scenarios regressed: {worst.name.replace('_', chr(92) + '_')} pass rate {100 * b:.1f}% → {100 * c:.1f}%"
+    )
+    assert f" · {v2.cost()['trials']:,} trials" in md.splitlines()[1]
+    assert md.splitlines()[3].startswith("Suite customer-service (1 fail")
     page = Page(to_html(md))
     assert len(page.tags("table")) == 1
-    assert page.rows[0] == ["scenario", "verdict", "baseline → candidate", "effect", "behaviour", "trials used / fixed-n"]
+    assert page.rows[0] == ["scenario", "verdict", "baseline → candidate", "effect", "behaviour", "trials"]
     assert len(page.body_rows) == len(v2.scenarios) and all(len(r) == COLUMNS for r in page.rows)
     rank = {"FAIL": 0, "INCONCLUSIVE": 1, "PASS": 2}
     verdicts = [r[1].split()[0] for r in page.body_rows]
@@ -189,7 +195,7 @@ def test_real_check_renders_one_table_in_verdict_order(real: tuple[Results, Resu
         assert parse_rate(cand_cell)[:2] == (s.passes, s.counted_trials)
         diff = 100 * (s.passes / s.counted_trials - s.baseline.passes / s.baseline.trials)
         assert row[3] == f"{diff:+.1f} pp".replace("-", "−")
-        assert row[5].startswith(f"{s.verdict.trials_used} / {s.fixed_n}")
+        assert row[5].split(" (")[0] == f"{s.verdict.trials_used}" and "fixed" not in row[5]
     seat = next(r for r in page.body_rows if r[0] == "seat_change")
     fp = v2.scenario("seat_change").verdict.data["fingerprint"]  # type: ignore[union-attr]
     # the cell says what the fingerprint test decided (v2's seat_change FAILs on its pass rate after a few
@@ -197,7 +203,9 @@ def test_real_check_renders_one_table_in_verdict_order(real: tuple[Results, Resu
     assert seat[4] == ("shifted: " + "; ".join(fp["shift"]) if fp["verdict"] == "fail" else "no shift")
     assert all(r[4] == "no shift" for r in page.body_rows if r[0] != "seat_change")
     # details, cost, link, version
-    assert page.tags("details") == [{}] and page.ends.count("details") == 1
+    # the coverage gaps folded (issue 25), then the scenario details
+    assert page.tags("details") == [{}, {}] and page.ends.count("details") == 2
+    assert md.index("<details><summary>Coverage gaps</summary>") < md.index("<details><summary>Details</summary>")
     assert "Most common failures" in md and "did not reach agent 'Seat Booking Agent'" in "".join(page.text)
     saved = v2.savings()
     assert f"\\${v2.cost()['usd']:.4f}" in md and f"saved {saved['trials_saved']} trials" in md
@@ -212,7 +220,7 @@ def test_real_check_renders_one_table_in_verdict_order(real: tuple[Results, Resu
 def test_real_baseline_in_record_only_mode(real: tuple[Results, Results]) -> None:
     base, _ = real
     md = render_pr_comment(base, mode="record-only")
-    assert md.splitlines()[1].startswith("### **DEPLOY** · customer-service · 4 pass")
+    assert md.splitlines()[1].startswith("### ✅ **DEPLOY** — 4 of 4 scenarios passed · ")
     for words in ("No baseline yet", "recorded only", "merged to the default branch", "actions/upload-artifact",
                   '"Recording a baseline" in the README'):
         assert words in md
@@ -226,14 +234,14 @@ def test_real_baseline_in_record_only_mode(real: tuple[Results, Results]) -> Non
 def test_rates_intervals_effect_and_trials_cells() -> None:
     md = render_pr_comment(results_of([scenario("s", Verdict.FAIL, 5, 10, base=(38, 40), shift=[])]))
     (row,) = Page(to_html(md)).body_rows
-    assert row == ["s", "FAIL", "38/40 (95%, 83–99%) → 5/10 (50%, 24–76%)", "−45.0 pp", "no shift", "10 / 184"]
+    assert row == ["s", "FAIL", "38/40 (95%, 83–99%) → 5/10 (50%, 24–76%)", "−45.0 pp", "no shift", "10"]
     shifted = scenario("moved", Verdict.FAIL, 10, 10, shift=["calls to lookup per run 0.1 → 0.9"])
     shifted = dataclasses.replace(shifted, verdict=dataclasses.replace(shifted.verdict, rate_verdict=Verdict.PASS))
     new = scenario("new", Verdict.PASS, 9, 10, base=None, fixed_n=None)
     rows = Page(to_html(render_pr_comment(results_of([shifted, new])))).body_rows
     assert rows[0][1:] == ["FAIL (behaviour)", "38/40 (95%, 83–99%) → 10/10 (100%, 72–100%)", "+5.0 pp",
-                           "shifted: calls to lookup per run 0.1 → 0.9", "10 / 184"]
-    assert rows[1][1:] == ["PASS", "— → 9/10 (90%, 60–98%)", "+10.0 pp vs 80% threshold", "—", "10 / ?"]
+                           "shifted: calls to lookup per run 0.1 → 0.9", "10"]
+    assert rows[1][1:] == ["PASS", "— → 9/10 (90%, 60–98%)", "+10.0 pp vs 80% threshold", "—", "10"]
 
 
 def test_fail_rows_first_then_inconclusive_then_pass() -> None:
@@ -266,7 +274,8 @@ def test_untrusted_text_renders_inert(tagfilter: bool) -> None:
     assert not any("javascript" in str(v) for _, attrs in page.starts for v in attrs.values())
     assert page.tags("img") == [] and page.tags("script") == []
     assert page.tags("a") == []  # no link at all: not the injected ones, not the bare URLs, not the bad run URL
-    assert page.tags("details") == [{}] and page.ends.count("details") == 1  # ours, closed once, never "open"
+    # ours (the folded coverage section and the scenario details), each closed once, never "open"
+    assert page.tags("details") == [{}, {}] and page.ends.count("details") == 2
     assert page.tags("code") == [] and page.tags("pre") == [] and page.tags("del") == []
     assert page.tags("h1") == [] and page.tags("ol") == []
     assert page.tags_in_cells == ["strong"]  # only our own **FAIL**
@@ -295,7 +304,7 @@ def test_mermaid_and_gaps_in_the_coverage_section() -> None:
     diagram = "graph TD\n  A[<b>start</b>] --> B\n  click A href \"javascript:alert(1)\"\n````\n  B --> C"
     md = render_pr_comment(r, replacing=[as_section({"summary": "2 of 3 tools called", "gaps": ["tool `refund` never called"], "mermaid": diagram})])
     page = Page(to_html(md))
-    assert "#### Coverage gaps" in md and [t for t, _ in page.starts].count("li") >= 1
+    assert "<details><summary>Coverage gaps</summary>" in md and [t for t, _ in page.starts].count("li") >= 1
     assert page.tags("code") == [{"class": "language-mermaid"}]  # one block; the '````' inside did not close it
     code = to_html(md).split('<code class="language-mermaid">', 1)[1].split("</code>", 1)[0]
     assert code.endswith("B --&gt; C\n") and "````" in code and "click" not in code
@@ -313,7 +322,8 @@ def test_three_hundred_scenarios_fit_and_every_fail_is_in_the_table() -> None:
     md = render_pr_comment(r)
     elapsed = time.perf_counter() - start
     assert len(md) <= 65536 and elapsed < 10
-    assert md.startswith(MARKER + "\n### **BLOCK** · synthetic · 60 fail, 60 inconclusive, 180 pass")
+    assert md.startswith(MARKER + "\n### ❌ **BLOCK** — 60 of 300 scenarios regressed: scenario\\_")
+    assert "Suite synthetic (60 fail, 60 inconclusive, 180 pass)" in md
     page = Page(to_html(md))
     shown = [row[0] for row in page.body_rows]
     assert {s.name for s in scenarios if s.verdict.verdict is Verdict.FAIL} <= set(shown)
@@ -330,13 +340,13 @@ def test_three_hundred_scenarios_fit_and_every_fail_is_in_the_table() -> None:
 def test_fail_rows_alone_too_long_are_cut_with_a_count() -> None:
     scenarios = [scenario(f"f{i:04d}" + "n" * 75, Verdict.FAIL, shift=["x" * 300]) for i in range(400)]
     md = render_pr_comment(results_of(scenarios))
-    assert len(md) <= 65536 and md.startswith(MARKER + "\n### **BLOCK**")
+    assert len(md) <= 65536 and md.startswith(MARKER + "\n### ❌ **BLOCK** — 400 of 400 scenarios regressed")
     page = Page(to_html(md))
     m = re.search(r"^(\d+) failing scenarios not shown", md, re.M)
     assert m and int(m.group(1)) + len(page.body_rows) == 400
     assert all(len(row) == COLUMNS for row in page.rows)
     tiny = render_pr_comment(results_of(scenarios), limit=600)
-    assert len(tiny) <= 600 and tiny.startswith(MARKER + "\n### **BLOCK** · synthetic · 400 fail")
+    assert len(tiny) <= 600 and tiny.startswith(MARKER + "\n### ❌ **BLOCK** — 400 of 400")
 
 
 def test_secret_values_and_redaction() -> None:
@@ -372,7 +382,7 @@ def test_marker_key_record_only_and_no_results() -> None:
     rec = render_pr_comment(r, mode="record-only")
     assert "No baseline yet: this run was recorded only." in rec and "actions/upload-artifact" in rec
     none = render_pr_comment(None, mode="record-only", warnings=["baseline artifact expired — ran without it"])
-    assert none.splitlines()[:2] == [MARKER, "### **NO RESULTS** · AgentAssay"]
+    assert none.splitlines()[:2] == [MARKER, "### ❔ **NO RESULTS** · AgentAssay"]
     assert "No baseline yet." in none and "> - baseline artifact expired — ran without it" in none
     with pytest.raises(ValueError, match="record-only"):
         render_pr_comment(r, mode="recorded")

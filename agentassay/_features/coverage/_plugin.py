@@ -44,7 +44,7 @@ from . import (
     merge_behavioural_statistics,
 )
 from ._gate import coverage_gate
-from ._report import as_section, coverage_section, html_section
+from ._report import as_section, coverage_section, html_section, trivial
 from ._settings import CoverageConfig
 
 if TYPE_CHECKING:
@@ -385,6 +385,7 @@ def agentassay_report_sections(results: Results, report: ReportContext) -> list[
 
     if report.format == "html":  # the summary, the gaps and the coordination graph as an inline SVG
         return [html_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets)]
-    return [
-        as_section(coverage_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets))
-    ]
+    section = coverage_section(cov.get("structural"), cov.get("behavioural"), secrets=report.secrets)
+    if trivial(cov.get("structural"), section):  # all covered, nothing to act on: not worth the comment's room
+        return None
+    return [as_section(section)]

@@ -532,8 +532,21 @@ def mermaid_flowchart(structural: Mapping[str, Any], *, secrets: Sequence[str] =
 COVERAGE_DROPPED = "The coverage diagram is not shown here, to keep this report within its size limit; see {pointer}."
 
 
+def trivial(structural: Mapping[str, Any] | None, coverage: Mapping[str, Any]) -> bool:
+    """Nothing a reviewer could act on: no gap, and every structural criterion fully exercised with no
+    restricted call elicited (e.g. a one-tool agent its tests call). The PR comment then leaves coverage out."""
+    if coverage.get("gaps") or structural is None:
+        return False
+    for key in ("C1", "C2", "C4"):
+        c = _criterion(structural, key)
+        if c and _int(c.get("witnessed")) < _int(c.get("obligations")):
+            return False
+    return _int(_criterion(structural, "C3").get("witnessed")) == 0
+
+
 def as_section(coverage: Mapping[str, Any]) -> Section:
-    """The PR comment's "Coverage gaps" section from :func:`coverage_section`'s dictionary."""
+    """The PR comment's "Coverage gaps" section from :func:`coverage_section`'s dictionary, folded: a reviewer
+    opens it when the verdicts above leave a question."""
     diagram = coverage.get("mermaid")
     legend = coverage.get("legend")
     return Section(
@@ -543,6 +556,7 @@ def as_section(coverage: Mapping[str, Any]) -> Section:
         items=tuple(coverage.get("gaps") or ()),
         diagram=Diagram(str(diagram), legend or None, "Coordination graph", COVERAGE_DROPPED) if diagram else None,
         noun="gaps",
+        fold=True,
     )
 
 

@@ -70,6 +70,7 @@ def _overrides(suite: Any, **values: Any) -> Any:
 def _emit(
     report: Any, output: Path | None, as_json: bool, quiet: bool, plugins: Any = None, *, html: Path | None = None,
     junit: Path | None = None, store: Path | None = None, junit_inconclusive: str = INCONCLUSIVE_AS[0],
+    baseline: Any = None,
 ) -> int:
     results = report.results
     lost: str | None = None  # -o failed after the run: where the results were kept instead
@@ -82,7 +83,8 @@ def _emit(
                 click.echo(results.to_json(), nl=False)
     if html is not None or junit is not None:
         for path in write_report_files(
-            results, html=html, junit=junit, store=store, plugins=plugins, junit_inconclusive=junit_inconclusive
+            results, html=html, junit=junit, store=store, plugins=plugins, junit_inconclusive=junit_inconclusive,
+            baseline=baseline,
         ):
             if not quiet:
                 click.echo(f"report written to {path}", err=True)
@@ -298,6 +300,7 @@ def _execute(
     return _emit(
         report, opts["output"], opts["as_json"], opts["quiet"], plugins, html=opts["html"], junit=opts["junit"],
         store=None if opts["no_store"] else opts["store"], junit_inconclusive=opts["junit_inconclusive"],
+        baseline=baseline,
     )
 
 
@@ -420,11 +423,20 @@ def merge(
     "--store", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_STORE, show_default=True,
     help="Trace store whose traces of this run the HTML trace viewer shows (skipped when absent).",
 )
+@click.option(
+    "--baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="The baseline results file RESULTS was checked against: the HTML report shows it beside the candidate "
+    "(its traces from --baseline-store, default --store).",
+)
+@click.option(
+    "--baseline-store", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Trace store holding the baseline's run (default: --store).",
+)
 @plugin_option
 @_handle_errors
 def report(
     results_file: Path, html: Path | None, junit: Path | None, markdown: Path | None, junit_inconclusive: str,
-    store: Path, plugin_specs: tuple[str, ...],
+    store: Path, baseline: Path | None, baseline_store: Path | None, plugin_specs: tuple[str, ...],
 ) -> int:
     """Render a results file: HTML, JUnit XML, the PR comment's Markdown; the terminal table without options.
 
@@ -438,9 +450,10 @@ def report(
     if html is None and junit is None and markdown is None:
         click.echo(render_table(results, plugins=plugins))
     else:
+        base = load_results(baseline) if baseline is not None else None
         for path in write_report_files(
             results, html=html, junit=junit, markdown=markdown, store=store, plugins=plugins,
-            junit_inconclusive=junit_inconclusive,
+            junit_inconclusive=junit_inconclusive, baseline=base, baseline_store=baseline_store,
         ):
             click.echo(f"wrote {path}")
     return RunReport(results).exit_code
@@ -495,7 +508,8 @@ def demo(workdir: Path | None, quiet: bool) -> int:
         click.echo(render_table(cand.results))
 
     reports = write_report_files(
-        cand.results, html=folder / "report.html", junit=folder / "junit.xml", store=folder / "traces.db"
+        cand.results, html=folder / "report.html", junit=folder / "junit.xml", store=folder / "traces.db",
+        baseline=base.results,
     )
     names = ", ".join(str(p) for p in [folder / "baseline.json", folder / "candidate.json", folder / "traces.db", *reports])
     click.echo(f"\nfiles: {names}", err=True)

@@ -81,6 +81,10 @@ class Action:
         self.github_settings = github_settings  # None: production's retries, waits and pacing
         self._client: Any = None
         self.baseline_source: str | None = None  # where fetch_baseline found it (the pool section names it)
+        # The baseline a check compared with, and the trace store that came with it (the artifact's traces.db),
+        # for the HTML report's baseline-beside-candidate view; None when there is none.
+        self.baseline_results: Any = None
+        self.baseline_store: Path | None = None
         self.pr: dict[str, Any] | None = None  # publish: the verified PR from pr.json (where an error goes too)
         self.origin = ctx.results_origin if ctx.inputs.mode == "publish" else None  # whose results, if not ours
 
@@ -212,7 +216,8 @@ class Action:
         try:
             written = write_report_files(
                 results, html=out / "report.html", junit=out / "junit.xml", store=out / "traces.db",
-                secrets=self.secrets(),
+                secrets=self.secrets(), baseline=self.baseline_results if results.kind != "run" else None,
+                baseline_store=self.baseline_store,
             )
         except Exception as exc:
             self.warn(f"reports not written: {type(exc).__name__}: {exc}")
@@ -355,6 +360,7 @@ class Action:
             path = Path(self.inputs.baseline_file)
             baseline = load_results(path if path.is_absolute() else self.ctx.workspace / path)
             refuse_aborted(baseline, path, "baseline")
+            self.keep_baseline(baseline, path if path.is_absolute() else self.ctx.workspace / path)
             self.outcome.baseline_info = f"file `{self.inputs.baseline_file}`"  # the comment prints "Baseline: "
             self.baseline_source = f"baseline-file {self.inputs.baseline_file}"
             return baseline
@@ -385,6 +391,7 @@ class Action:
             path = unpack(download(self.client, self.ctx.repository, artifact), dest)
             baseline = load_results(path)
             refuse_aborted(baseline, path, "baseline")
+            self.keep_baseline(baseline, path)
         except (BaselineError, ResultsError, GitHubError) as exc:
             warn(f"the baseline artifact {artifact.id} ({artifact.created_at}) cannot be used: {exc}; {without_it}")
             return None
@@ -396,7 +403,19 @@ class Action:
         )
         return baseline
 
+    def keep_baseline(self, baseline: Any, path: Path) -> None:
+        """Remember the baseline and the trace store recorded with it (``traces.db`` beside its results file)."""
+        self.baseline_results = baseline
+        store = path.parent / "traces.db"
+        self.baseline_store = store if store.is_file() else None
+
     # -- reporting --------------------------------------------------------------------------------
+    def report_url(self) -> str | None:
+        """Where a reviewer finds report.html: the run's artifacts list (the workflow uploads the results folder
+        after this step, so the artifact's own id is not known yet); None when no HTML report was written."""
+        html = any(p.endswith(".html") for p in self.outcome.reports)
+        return f"{self.ctx.run_url}#artifacts" if html and self.ctx.run_url else None
+
     def decision_exit(self, results: Any) -> int:
         if results.aborted is not None:  # no decision was reached: never a pass
             return int(results.aborted.get("exit_code") or ExitCode.AGENT)
@@ -527,6 +546,7 @@ class Action:
             baseline_info=self.outcome.baseline_info,
             secrets=self.secrets(),
             error=error,
+            report_url=None if error is not None else self.report_url(),
         )
 
     def write_summary(self, failure: str | None = None) -> None:

@@ -109,6 +109,10 @@ def test_regression_fails_and_the_second_run_updates_the_same_comment(recorded: 
     assert recorded.outputs["junit-path"] == "agentassay-results/junit.xml"
     html = (recorded.root / "agentassay-results" / "report.html").read_text()
     assert "BLOCK" in html and "<script" not in html and "<img" not in html.replace("&lt;img", "")
+    # The comment links the report (the run's artifacts); the report puts the baseline artifact's traces
+    # (its traces.db) beside the candidate's.
+    assert "📄 [HTML report](https://github.com/" in first["body"] and "/actions/runs/4242#artifacts)" in first["body"]
+    assert "A passing baseline trial" in html and "traces are not available" not in html
     junit = (recorded.root / "agentassay-results" / "junit.xml").read_text()
     assert '<testsuite ' in junit and 'failures="1"' in junit
 

@@ -163,8 +163,9 @@ class Engine:
         self._checks_abandoned: set[tuple[str, int]] = set()
         self._first_error: str | None = None
         self._rejected: str | None = None  # the provider refused the API key: the run stops at once
-        # Trials whose agent call has returned (their checks and recording remain): a stop lets them finish, so
-        # nothing already measured is lost — the trial that met the rejected key among them.
+        # Trials whose agent call has returned (their checks and recording remain): an abort lets them finish,
+        # so nothing already measured is lost — the trial that met the rejected key among them. (A signal
+        # stops at once: a check may hang until the trial's time limit.)
         self._finishing: set[asyncio.Task[Any]] = set()
 
     # -- one trial -----------------------------------------------------------------------------
@@ -384,13 +385,14 @@ class Engine:
             if aborted is None and self._stop is None:
                 aborted = self._health(final=True)
         finally:
+            keep = self._stop is None  # an abort (a rejected key) keeps what was measured; a signal stops now
             for task in pending:
-                if task not in self._finishing:  # still in the agent call: cancelled
+                if not (keep and task in self._finishing):  # still in the agent call (or a signal): cancelled
                     task.cancel()
             if pending:
                 await asyncio.gather(*pending, return_exceptions=True)
-                for task in pending:  # measured before the stop: kept
-                    if task in self._finishing and not task.cancelled() and task.exception() is None:
+                for task in pending:  # measured before the abort: kept
+                    if keep and task in self._finishing and not task.cancelled() and task.exception() is None:
                         self._record(*task.result())
             self._finishing.clear()
             if self.progress is not None:

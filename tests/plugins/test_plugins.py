@@ -278,6 +278,7 @@ def test_a_plain_run_loads_only_the_builtins_it_needs() -> None:
         "alerts",
         "shards",
         "analyze",
+        "plan",
     }
 
 

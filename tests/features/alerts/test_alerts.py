@@ -259,7 +259,7 @@ def test_check_against_another_model_shows_the_alert_everywhere(
     assert escaped in comment.splitlines()
     assert comment.index(escaped) < comment.index("| scenario |")
     assert "<img" not in comment
-    assert "⚠" not in render_pr_comment(load_results(same))
+    assert "> - ⚠" not in render_pr_comment(load_results(same))  # no alert line (⚠️ is also MANUAL's icon)
 
     # HTML: in the warnings, escaped
     page = render_html(results).html

@@ -699,7 +699,7 @@ def _cost(results: Results, sections: Sequence[Section], clean: _Clean) -> list[
     if total["usd"] is None:
         line = f"Cost: not priced ({tokens})."
     else:
-        line = f"Cost: {_usd(total['usd'])}{extra_cost(sections, _usd)} at the configured prices ({tokens})."
+        line = f"Cost: {_usd(total['usd'])}{extra_cost(sections, _usd)} at config.prices or the price table ({tokens})."
     saved = savings_of(results)
     if saved is not None:
         usd = "" if saved.usd is None else f", about {_usd(saved.usd)}"

@@ -361,7 +361,7 @@ def _cost(results: Results, esc: _Escaper, sections: Sequence[Section]) -> list[
         line = f"**Cost:** not priced ({tokens})."
     else:
         line = (
-            f"**Cost:** {_usd(total['usd'])}{extra_cost(sections, _usd)} at the configured prices ({tokens})."
+            f"**Cost:** {_usd(total['usd'])}{extra_cost(sections, _usd)} at config.prices or the price table ({tokens})."
         )
     saved = savings_of(results)
     if saved is not None:

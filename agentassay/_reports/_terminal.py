@@ -143,7 +143,7 @@ def render_table(
         lines.extend(section.paragraphs)
     if total["usd"] is not None:
         lines.append(
-            f"cost: ${total['usd']:.4f}{extra_cost(sections, TERMINAL.usd)} at the configured prices"
+            f"cost: ${total['usd']:.4f}{extra_cost(sections, TERMINAL.usd)} at config.prices or the price table"
         )
     for note in [*results.notes, *warnings]:
         lines.append(f"note: {note}")

@@ -34,6 +34,7 @@ from opentelemetry import trace as otel_trace
 
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import as_handoff
 from ._spans import attrs as _attrs
 from ._spans import set_attr as _set
 
@@ -307,9 +308,7 @@ def fix_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
         agent = a.get("gen_ai.agent.name") or _enclosing_agent(span, by_id)
         tool = str(a.get("gen_ai.tool.name") or "")
         if tool.startswith("transfer_to_") and len(tool) > len("transfer_to_"):
-            span["attributes"] = []
-            _set(span, _OP, "handoff")
-            _set(span, "gen_ai.handoff.to_agent", tool[len("transfer_to_"):])
-            _set(span, "gen_ai.tool.call.id", a.get("gen_ai.tool.call.id"))
-        _set(span, "gen_ai.handoff.from_agent" if tool.startswith("transfer_to_") else "gen_ai.agent.name", agent)
+            as_handoff(span, agent, tool[len("transfer_to_"):], None, a.get("gen_ai.tool.call.id"))
+        else:
+            _set(span, "gen_ai.handoff.from_agent" if tool.startswith("transfer_to_") else "gen_ai.agent.name", agent)
     return spans

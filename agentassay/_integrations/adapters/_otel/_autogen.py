@@ -35,6 +35,7 @@ from opentelemetry import trace as otel_trace
 from .._base import ToolInfo
 from ._profile import Profile
 from ._spans import as_handoff
+from ._spans import attr as _attr
 from ._spans import attrs as _attrs
 from ._spans import set_attr as _set
 
@@ -295,10 +296,10 @@ def fix_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """With the native spans: those and the trial's root only. Without: AutoGen's own, each tool span with
     its agent and ``transfer_to_<x>`` as a handoff (see the module docstring). The input is not modified."""
     ids = {s.get("spanId") for s in spans}
-    if any(_attrs(s).get(NATIVE) for s in spans):
-        return [
-            copy.deepcopy(s) for s in spans if _attrs(s).get(NATIVE) or s.get("parentSpanId") not in ids
-        ]
+    native = [bool(_attr(s, NATIVE)) for s in spans]  # one attribute looked up, not every span's read as a dict
+    if any(native):
+        kept = zip(spans, native, strict=True)
+        return [copy.deepcopy(s) for s, n in kept if n or s.get("parentSpanId") not in ids]
     spans = copy.deepcopy(spans)
     by_id = {s.get("spanId"): s for s in spans}
     for span in spans:

@@ -20,9 +20,9 @@ from agentassay._integrations.adapters._otel._capture import install, otlp_span
 from agentassay._integrations.importers import import_traces
 from agentassay._spec._model import ModelConfig
 from agentassay._traces import Action
+from tests._support.frameworks import ROOT, SEAT_Q
 
-ROOT = Path(__file__).resolve().parents[2]
-SEAT_Q = "I'd like to change my seat to 14C. My confirmation number is ABC123."
+SEAT_14C = SEAT_Q.format(seat="14C")
 
 
 def check_export_reads_as_live(entry: str, tmp_path: Path) -> None:
@@ -32,7 +32,7 @@ def check_export_reads_as_live(entry: str, tmp_path: Path) -> None:
     exporter = InMemorySpanExporter()  # the app's own exporter: the capture never replaces it
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     try:
-        live = asyncio.run(adapter.run(SEAT_Q, seed=3))
+        live = asyncio.run(adapter.run(SEAT_14C, seed=3))
         exported = exporter.get_finished_spans()
     finally:
         exporter.shutdown()  # keeps nothing more for the rest of the session
@@ -45,4 +45,4 @@ def check_export_reads_as_live(entry: str, tmp_path: Path) -> None:
     assert any(s.action is Action.CALL_TOOL and s.tool == "update_seat" for s in live.steps), live.steps
     assert imported.trace.steps == live.steps
     assert (imported.trace.output, imported.trace.cost) == (live.output, live.cost)
-    assert imported.input == SEAT_Q
+    assert imported.input == SEAT_14C

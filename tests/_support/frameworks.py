@@ -1,20 +1,63 @@
-"""What every framework's tests share (tests/frameworks/<name>/): the seat-change input, eight concurrent trials
-kept apart, and the example's suite cut to its seat_change scenario (the one v2 regresses)."""
+"""What every framework's tests share (tests/frameworks/<name>/): the seat-change input, the example's adapter on
+the offline server, one trial with the spans its profile got, the seat-change trace's checks, eight concurrent
+trials kept apart, and the example's suite cut to its seat_change scenario (the one v2 regresses) run through the
+CLI, v2 blocked."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from agentassay._traces import Trace
+from agentassay._integrations.adapters import load_adapter
+from agentassay._integrations.cli import main
+from agentassay._spec._model import ModelConfig
+from agentassay._traces import Action, Trace, TraceStore
 
+ROOT = Path(__file__).resolve().parents[2]
 SEAT_Q = "I'd like to change my seat to {seat}. My confirmation number is ABC123."
 SEATS = [f"{i + 2}{'ABCDEF'[i % 6]}" for i in range(8)]
+_ADAPTERS: dict[str, Any] = {}
+
+
+def offline_adapter(entry: str) -> Any:
+    """The example's adapter on the offline server (one per process and entry, as a run makes it)."""
+    if entry not in _ADAPTERS:
+        _ADAPTERS[entry] = load_adapter(entry, model=ModelConfig(provider="offline"), search=[ROOT])
+    return _ADAPTERS[entry]
+
+
+def run_with_spans(
+    adapter: Any, question: str, seed: int, keep: Callable[[list[dict[str, Any]]], Any] = lambda spans: spans
+) -> tuple[Trace, Any]:
+    """One offline trial, and what ``keep`` takes from the spans the capture handed to the profile (before its
+    fix-ups; by default the spans themselves)."""
+    seen: list[Any] = []
+    profile = adapter.profile
+    fix = type(profile).fix_spans
+    profile.fix_spans = lambda spans: seen.append(keep(spans)) or fix(profile, spans)  # type: ignore[method-assign]
+    try:
+        trace = asyncio.run(adapter.run(question, seed=seed))
+    finally:
+        del profile.fix_spans
+    [kept] = seen
+    return trace, kept
+
+
+def check_seat_steps(trace: Trace, seat: str, triage: str, seat_agent: str) -> None:
+    """A full seat change: triage hands off, the seat agent calls ``update_seat`` with ``seat`` and answers."""
+    assert [s.action for s in trace.steps] == [Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND], trace.steps
+    handoff, call, respond = trace.steps
+    assert (handoff.agent, handoff.target) == (triage, seat_agent)
+    assert (call.agent, call.tool) == (seat_agent, "update_seat")
+    assert call.arguments == {"confirmation_number": "ABC123", "new_seat": seat}
+    assert call.output == f"Updated seat to {seat} for confirmation number ABC123."
+    assert respond.agent == seat_agent and seat in trace.output
+    assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
 
 
 def concurrent_seat_trials(adapter: Any, check_seat_trace: Callable[[Trace, str], None], seed: int = 0) -> list[Trace]:
@@ -41,3 +84,41 @@ def seat_suite(suite: Path, tmp_path: Path) -> Path:
     path = tmp_path / "agentassay.yml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
+
+
+def run_then_check_blocks(
+    suite: Path,
+    v2: str,
+    tmp_path: Path,
+    adapter: str,
+    agents: tuple[str, str, str],
+    check_seat_trace: Callable[[Trace, str], None],
+    handoffs: Collection[tuple[str, str]] | None = None,
+) -> None:
+    """The example's seat_change scenario through the CLI: ``run --full`` records 45 full traces (``adapter``'s,
+    steps of ``agents`` = (triage, faq, seat), handoffs among ``handoffs``, by default between any two of them),
+    and ``check`` of ``v2`` against that baseline blocks (v2's triage mis-routes seat changes)."""
+    seat = agents[2]
+    handoffs = handoffs or {(a, b) for a in agents for b in agents if a != b}
+    suite, store, base = seat_suite(suite, tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
+    assert main(["run", str(suite), "--full", "--trials", "30", "-o", base, "--store", store, "-q"]) == 0
+    with TraceStore(store) as s:
+        [traces] = [[r.trace for r in s.query(v)] for v in s.versions()]
+    assert len(traces) == 45
+    kinds = set()
+    for trace in traces:
+        assert trace.metadata.adapter == adapter and trace.output
+        assert trace.steps and all(s.agent in agents for s in trace.steps)
+        assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+        for step in trace.steps:
+            kinds.add(step.action)
+            if step.action is Action.CALL_TOOL:
+                assert step.tool in ("faq_lookup_tool", "update_seat") and step.arguments and step.output
+            if step.action is Action.HANDOFF:
+                assert (step.agent, step.target) in handoffs, step
+        if [(s.action, s.target) for s in trace.steps[:1]] == [(Action.HANDOFF, seat)] and len(trace.steps) == 3:
+            check_seat_trace(trace, "14C")
+    assert kinds == {Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND}
+    code = main(["check", str(suite), "--agent", v2, "--baseline", base, "--trials", "30",
+                 "-o", str(tmp_path / "cand.json"), "--no-store", "-q"])  # fmt: skip
+    assert code == 1, "v2's triage mis-routes seat changes: the check blocks"

@@ -5,10 +5,8 @@ tools and span fix-ups. Runs in .venv-fw-adk (`bash .ci/frameworks.sh adk`); ski
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,22 +15,26 @@ pytest.importorskip("google.adk")
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
 
-from agentassay._integrations.adapters import AgentAdapter, AgentRunError, adapter_for, load_adapter
+from agentassay._integrations.adapters import AgentRunError, adapter_for
 from agentassay._integrations.adapters._otel import PROFILES, detect, load_profile
 from agentassay._integrations.adapters._otel._adk import HANDOFF_TOOL, agents_of, result_value
-from agentassay._integrations.cli import main
 from agentassay._integrations.importers import import_spans
-from agentassay._spec._model import ModelConfig
-from agentassay._traces import Action, Trace, TraceStore
+from agentassay._traces import Action, Trace
 from examples.customer_service.airline import OUT_OF_SCOPE, TRIAGE_INSTRUCTIONS_V1, faq_lookup_tool
 from examples.frameworks.adk._workflow import FAQ, SEAT, TRIAGE, build_triage_agent
-from tests._support.frameworks import SEAT_Q, concurrent_seat_trials, seat_suite
+from tests._support.frameworks import (
+    SEAT_Q,
+    check_seat_steps,
+    concurrent_seat_trials,
+    offline_adapter,
+    run_then_check_blocks,
+    run_with_spans,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "examples" / "frameworks" / "adk" / "agentassay.yml"
 V1 = "examples.frameworks.adk.v1:agent"
 V2 = "examples.frameworks.adk.v2:agent"
-_ADAPTERS: dict[str, AgentAdapter] = {}
 
 
 @pytest.fixture(autouse=True)
@@ -40,36 +42,9 @@ def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
-def offline(entry: str = V1) -> Any:
-    """The example's adapter on the offline server (one per process, as a run makes it)."""
-    if entry not in _ADAPTERS:
-        _ADAPTERS[entry] = load_adapter(entry, model=ModelConfig(provider="offline"), search=[ROOT])
-    return _ADAPTERS[entry]
-
-
-def run_with_spans(question: str, seed: int) -> tuple[Trace, list[dict[str, Any]]]:
-    """One offline trial, and the spans the capture handed to the profile (before its fix-ups)."""
-    adapter = offline()
-    seen: list[list[dict[str, Any]]] = []
-    profile = adapter.profile
-    fix = type(profile).fix_spans
-    profile.fix_spans = lambda spans: seen.append(spans) or fix(profile, spans)  # type: ignore[method-assign]
-    try:
-        trace = asyncio.run(adapter.run(question, seed=seed))
-    finally:
-        del profile.fix_spans
-    return trace, seen[0]
-
-
 def check_seat_trace(trace: Trace, seat: str) -> None:
-    assert [s.action for s in trace.steps] == [Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND], trace.steps
-    handoff, call, respond = trace.steps
-    assert (handoff.agent, handoff.target) == (TRIAGE, SEAT)
-    assert (call.agent, call.tool) == (SEAT, "update_seat")
-    assert call.arguments == {"confirmation_number": "ABC123", "new_seat": seat}
-    assert call.output == f"Updated seat to {seat} for confirmation number ABC123."
-    assert respond.agent == SEAT and seat in trace.output and not trace.output.startswith("{")
-    assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+    check_seat_steps(trace, seat, TRIAGE, SEAT)
+    assert not trace.output.startswith("{")
 
 
 # -- the profile ------------------------------------------------------------------------------------------
@@ -105,7 +80,7 @@ def test_result_value_unwraps_adks_function_responses() -> None:
 
 
 def test_fix_spans_turns_the_transfer_tool_into_handoffs_and_unwraps_results() -> None:
-    trace, spans = run_with_spans(SEAT_Q.format(seat="14C"), seed=1)
+    trace, spans = run_with_spans(offline_adapter(V1), SEAT_Q.format(seat="14C"), seed=1)
     check_seat_trace(trace, "14C")
     [raw] = import_spans(spans)
     # ADK's own spans: the handoff is a call of transfer_to_agent, results are function responses.
@@ -122,19 +97,19 @@ def test_fix_spans_turns_the_transfer_tool_into_handoffs_and_unwraps_results() -
 
 
 def test_faq_and_a_direct_answer_offline() -> None:
-    faq, _ = run_with_spans("How much baggage can I bring?", seed=4)
+    faq, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring?", seed=4)
     assert [(s.action, s.agent) for s in faq.steps] == [
         (Action.HANDOFF, TRIAGE), (Action.CALL_TOOL, FAQ), (Action.RESPOND, FAQ),
     ]
     assert faq.steps[0].target == FAQ
     assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
-    direct, _ = run_with_spans("Can you book me a hotel in Paris for tonight?", seed=4)
+    direct, _ = run_with_spans(offline_adapter(V1), "Can you book me a hotel in Paris for tonight?", seed=4)
     assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE)]
     assert direct.output == OUT_OF_SCOPE
 
 
 def test_a_specialist_hands_back_to_triage() -> None:
-    trace, _ = run_with_spans("How much baggage can I bring? And something else.", seed=2)
+    trace, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring? And something else.", seed=2)
     assert [(s.action, s.agent, s.target) for s in trace.steps] == [
         (Action.HANDOFF, TRIAGE, FAQ),
         (Action.CALL_TOOL, FAQ, None),
@@ -147,7 +122,7 @@ def test_a_specialist_hands_back_to_triage() -> None:
 def test_a_failing_tool_ends_the_run_with_the_calls_error() -> None:
     """ADK does not hand a tool's exception to the model: the run fails, the call carries the error."""
     with pytest.raises(AgentRunError) as failed:
-        run_with_spans("Please change my seat, confirmation ABC123.", seed=2)
+        run_with_spans(offline_adapter(V1), "Please change my seat, confirmation ABC123.", seed=2)
     trace = failed.value.trace
     call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
     assert (call.agent, call.tool) == (SEAT, "update_seat")
@@ -157,32 +132,11 @@ def test_a_failing_tool_ends_the_run_with_the_calls_error() -> None:
 
 # -- concurrency ------------------------------------------------------------------------------------------
 def test_eight_concurrent_trials_keep_their_traces_apart() -> None:
-    adapter = offline()
+    adapter = offline_adapter(V1)
     concurrent_seat_trials(adapter, check_seat_trace, seed=100)
     assert not adapter._serial  # requests carried traceparent: the trials really ran concurrently
 
 
 # -- the example through the CLI --------------------------------------------------------------------------
 def test_the_example_offline_records_full_traces_and_v2_is_blocked(tmp_path: Path) -> None:
-    suite, store, base = seat_suite(SUITE, tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
-    assert main(["run", str(suite), "--full", "--trials", "30", "-o", base, "--store", store, "-q"]) == 0
-    with TraceStore(store) as s:
-        [traces] = [[r.trace for r in s.query(v)] for v in s.versions()]
-    assert len(traces) == 45
-    kinds = set()
-    for trace in traces:
-        assert trace.metadata.adapter == "otel:adk" and trace.output
-        assert trace.steps and all(s.agent in (TRIAGE, FAQ, SEAT) for s in trace.steps)
-        assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
-        for step in trace.steps:
-            kinds.add(step.action)
-            if step.action is Action.CALL_TOOL:
-                assert step.tool in ("faq_lookup_tool", "update_seat") and step.arguments and step.output
-            if step.action is Action.HANDOFF:
-                assert step.target in (TRIAGE, FAQ, SEAT) and step.target != step.agent
-        if [(s.action, s.target) for s in trace.steps[:1]] == [(Action.HANDOFF, SEAT)] and len(trace.steps) == 3:
-            check_seat_trace(trace, "14C")
-    assert kinds == {Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND}
-    code = main(["check", str(suite), "--agent", V2, "--baseline", base, "--trials", "30",
-                 "-o", str(tmp_path / "cand.json"), "--no-store", "-q"])  # fmt: skip
-    assert code == 1, "v2's triage mis-routes seat changes: the check blocks"
+    run_then_check_blocks(SUITE, V2, tmp_path, "otel:adk", (TRIAGE, FAQ, SEAT), check_seat_trace)

@@ -19,13 +19,12 @@ from agno.agent import Agent
 from agno.models.openai import OpenAIChat
 from agno.tools import tool
 
-from agentassay._integrations.adapters import AgentAdapter, AgentRunError, adapter_for, load_adapter
+from agentassay._integrations.adapters import AgentRunError, adapter_for
 from agentassay._integrations.adapters._otel import PROFILES, detect, load_profile
 from agentassay._integrations.adapters._otel._agno import DELEGATE, agents_of
 from agentassay._integrations.cli import main
 from agentassay._integrations.importers import import_spans
-from agentassay._spec._model import ModelConfig
-from agentassay._traces import Action, Trace, TraceStore
+from agentassay._traces import Action, Trace
 from examples.customer_service.airline import (
     FAQ_AGENT,
     OUT_OF_SCOPE,
@@ -35,14 +34,20 @@ from examples.customer_service.airline import (
     faq_lookup_tool,
 )
 from examples.frameworks.agno._workflow import build_team
-from tests._support.frameworks import SEAT_Q, concurrent_seat_trials, seat_suite
+from tests._support.frameworks import (
+    SEAT_Q,
+    check_seat_steps,
+    concurrent_seat_trials,
+    offline_adapter,
+    run_then_check_blocks,
+    run_with_spans,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "examples" / "frameworks" / "agno" / "agentassay.yml"
 V1 = "examples.frameworks.agno.v1:team"
 V2 = "examples.frameworks.agno.v2:team"
 COORDINATE = "tests.frameworks.agno._coordinate:team"
-_ADAPTERS: dict[str, AgentAdapter] = {}
 
 
 @pytest.fixture(autouse=True)
@@ -50,36 +55,8 @@ def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
-def offline(entry: str = V1) -> Any:
-    """The example's adapter on the offline server (one per process, as a run makes it)."""
-    if entry not in _ADAPTERS:
-        _ADAPTERS[entry] = load_adapter(entry, model=ModelConfig(provider="offline"), search=[ROOT])
-    return _ADAPTERS[entry]
-
-
-def run_with_spans(question: str, seed: int, entry: str = V1) -> tuple[Trace, list[dict[str, Any]]]:
-    """One offline trial, and the spans the capture handed to the profile (before its fix-ups)."""
-    adapter = offline(entry)
-    seen: list[list[dict[str, Any]]] = []
-    profile = adapter.profile
-    fix = type(profile).fix_spans
-    profile.fix_spans = lambda spans: seen.append(spans) or fix(profile, spans)  # type: ignore[method-assign]
-    try:
-        trace = asyncio.run(adapter.run(question, seed=seed))
-    finally:
-        del profile.fix_spans
-    return trace, seen[0]
-
-
 def check_seat_trace(trace: Trace, seat: str) -> None:
-    assert [s.action for s in trace.steps] == [Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND], trace.steps
-    handoff, call, respond = trace.steps
-    assert (handoff.agent, handoff.target) == (TRIAGE_AGENT, SEAT_AGENT)
-    assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
-    assert call.arguments == {"confirmation_number": "ABC123", "new_seat": seat}
-    assert call.output == f"Updated seat to {seat} for confirmation number ABC123."
-    assert respond.agent == SEAT_AGENT and seat in trace.output
-    assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+    check_seat_steps(trace, seat, TRIAGE_AGENT, SEAT_AGENT)
     assert trace.metadata.model == "gpt-4.1-mini"
 
 
@@ -107,7 +84,7 @@ def test_tools_are_every_members_tools_without_the_delegation_tool() -> None:
 
 
 def test_fix_spans_turns_a_delegation_that_answers_the_customer_into_a_handoff() -> None:
-    trace, spans = run_with_spans(SEAT_Q.format(seat="14C"), seed=2)
+    trace, spans = run_with_spans(offline_adapter(V1), SEAT_Q.format(seat="14C"), seed=2)
     check_seat_trace(trace, "14C")
     [raw] = import_spans(spans)
     # Agno's own spans: the delegation is a call of delegate_task_to_member, the member's run beside it.
@@ -122,7 +99,7 @@ def test_fix_spans_turns_a_delegation_that_answers_the_customer_into_a_handoff()
 
 def test_a_delegation_that_comes_back_to_the_leader_is_a_delegation() -> None:
     """Agno's default coordinate mode: the member's answer is the tool's result, the leader answers."""
-    trace, spans = run_with_spans(SEAT_Q.format(seat="14C"), seed=2, entry=COORDINATE)
+    trace, spans = run_with_spans(offline_adapter(COORDINATE), SEAT_Q.format(seat="14C"), seed=2)
     # Agno records the member's run beside the delegation's tool span; the fix-up moves it inside.
     by_name = {s["name"]: s for s in spans}
     assert by_name["Seat_Booking_Agent.arun"]["parentSpanId"] == by_name["Triage_Agent.arun"]["spanId"]
@@ -173,19 +150,19 @@ def test_fix_spans_on_a_broadcast_and_on_an_unknown_member() -> None:
 
 
 def test_faq_and_a_direct_answer_offline() -> None:
-    faq, _ = run_with_spans("How much baggage can I bring?", seed=3)
+    faq, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring?", seed=3)
     assert [(s.action, s.agent) for s in faq.steps] == [
         (Action.HANDOFF, TRIAGE_AGENT), (Action.CALL_TOOL, FAQ_AGENT), (Action.RESPOND, FAQ_AGENT),
     ]
     assert faq.steps[0].target == FAQ_AGENT
     assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
-    direct, _ = run_with_spans("Can you book me a hotel in Paris for tonight?", seed=3)
+    direct, _ = run_with_spans(offline_adapter(V1), "Can you book me a hotel in Paris for tonight?", seed=3)
     assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE_AGENT)]
     assert direct.output == OUT_OF_SCOPE
 
 
 def test_a_failing_tool_is_the_calls_error() -> None:
-    trace, _ = run_with_spans("Please change my seat, confirmation ABC123.", seed=2)
+    trace, _ = run_with_spans(offline_adapter(V1), "Please change my seat, confirmation ABC123.", seed=2)
     call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
     assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
     assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
@@ -203,34 +180,15 @@ def test_a_run_agno_reports_as_failed_is_the_trials_error() -> None:
 
 # -- concurrency ------------------------------------------------------------------------------------------
 def test_eight_concurrent_trials_keep_their_traces_apart() -> None:
-    adapter = offline()
+    adapter = offline_adapter(V1)
     concurrent_seat_trials(adapter, check_seat_trace, seed=100)
 
 
 # -- the example through the CLI --------------------------------------------------------------------------
 def test_the_example_offline_records_full_traces_and_v2_is_blocked(tmp_path: Path) -> None:
-    suite, store, base = seat_suite(SUITE, tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
-    assert main(["run", str(suite), "--full", "--trials", "30", "-o", base, "--store", store, "-q"]) == 0
-    with TraceStore(store) as s:
-        [traces] = [[r.trace for r in s.query(v)] for v in s.versions()]
-    assert len(traces) == 45
-    kinds = set()
-    for trace in traces:
-        assert trace.metadata.adapter == "otel:agno" and trace.output
-        assert trace.steps and all(s.agent in (TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT) for s in trace.steps)
-        assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
-        for step in trace.steps:
-            kinds.add(step.action)
-            if step.action is Action.CALL_TOOL:
-                assert step.tool in ("faq_lookup_tool", "update_seat") and step.arguments and step.output
-            if step.action is Action.HANDOFF:
-                assert step.target in (FAQ_AGENT, SEAT_AGENT) and step.agent == TRIAGE_AGENT
-        if [(s.action, s.target) for s in trace.steps[:1]] == [(Action.HANDOFF, SEAT_AGENT)] and len(trace.steps) == 3:
-            check_seat_trace(trace, "14C")
-    assert kinds == {Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND}
-    code = main(["check", str(suite), "--agent", V2, "--baseline", base, "--trials", "30",
-                 "-o", str(tmp_path / "cand.json"), "--no-store", "-q"])  # fmt: skip
-    assert code == 1, "v2's triage mis-routes seat changes: the check blocks"
+    agents = (TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT)
+    delegations = {(TRIAGE_AGENT, FAQ_AGENT), (TRIAGE_AGENT, SEAT_AGENT)}  # only the leader delegates
+    run_then_check_blocks(SUITE, V2, tmp_path, "otel:agno", agents, check_seat_trace, handoffs=delegations)
 
 
 def test_the_manifest_is_read_from_the_team_and_the_example_covers_it(

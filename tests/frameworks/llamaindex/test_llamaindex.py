@@ -6,7 +6,6 @@ Runs in .venv-fw-llamaindex (`bash .ci/frameworks.sh llamaindex`); skipped where
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -19,13 +18,11 @@ from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.llms import MockLLM
 from llama_index.core.tools import FunctionTool
 
-from agentassay._integrations.adapters import AgentAdapter, adapter_for, load_adapter
+from agentassay._integrations.adapters import adapter_for
 from agentassay._integrations.adapters._otel import PROFILES, detect, load_profile
 from agentassay._integrations.adapters._otel._llamaindex import HANDOFF_TOOL, Events, fix_spans
-from agentassay._integrations.cli import main
 from agentassay._integrations.importers import import_spans
-from agentassay._spec._model import ModelConfig
-from agentassay._traces import Action, Trace, TraceStore
+from agentassay._traces import Action, Trace
 from examples.customer_service.airline import (
     FAQ_AGENT,
     OUT_OF_SCOPE,
@@ -35,13 +32,19 @@ from examples.customer_service.airline import (
     faq_lookup_tool,
 )
 from examples.frameworks.llamaindex._workflow import build_workflow
-from tests._support.frameworks import SEAT_Q, concurrent_seat_trials, seat_suite
+from tests._support.frameworks import (
+    SEAT_Q,
+    check_seat_steps,
+    concurrent_seat_trials,
+    offline_adapter,
+    run_then_check_blocks,
+    run_with_spans,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "examples" / "frameworks" / "llamaindex" / "agentassay.yml"
 V1 = "examples.frameworks.llamaindex.v1:workflow"
 V2 = "examples.frameworks.llamaindex.v2:workflow"
-_ADAPTERS: dict[str, AgentAdapter] = {}
 
 
 @pytest.fixture(autouse=True)
@@ -49,43 +52,16 @@ def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
-def offline(entry: str = V1) -> Any:
-    """The example's adapter on the offline server (one per process, as a run makes it)."""
-    if entry not in _ADAPTERS:
-        _ADAPTERS[entry] = load_adapter(entry, model=ModelConfig(provider="offline"), search=[ROOT])
-    return _ADAPTERS[entry]
-
-
-def run_with_spans(question: str, seed: int) -> tuple[Trace, list[dict[str, Any]], Events | None]:
+def run_with_events(question: str, seed: int) -> tuple[Trace, list[dict[str, Any]], Events | None]:
     """One offline trial, the spans the capture handed to the profile (before its fix-ups) and its events."""
-    adapter = offline()
-    profile = adapter.profile
-    seen: list[tuple[list[dict[str, Any]], Events | None]] = []
-    fix = type(profile).fix_spans
-
-    def spy(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        trace_id = spans[0]["traceId"]
-        seen.append((spans, profile._events.get(trace_id)))
-        return fix(profile, spans)
-
-    profile.fix_spans = spy  # type: ignore[method-assign]
-    try:
-        trace = asyncio.run(adapter.run(question, seed=seed))
-    finally:
-        del profile.fix_spans
-    [(spans, events)] = seen
-    return trace, spans, events
+    adapter = offline_adapter(V1)
+    events = adapter.profile._events
+    trace, (spans, kept) = run_with_spans(adapter, question, seed, keep=lambda s: (s, events.get(s[0]["traceId"])))
+    return trace, spans, kept
 
 
 def check_seat_trace(trace: Trace, seat: str) -> None:
-    assert [s.action for s in trace.steps] == [Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND], trace.steps
-    handoff, call, respond = trace.steps
-    assert (handoff.agent, handoff.target) == (TRIAGE_AGENT, SEAT_AGENT)
-    assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
-    assert call.arguments == {"confirmation_number": "ABC123", "new_seat": seat}
-    assert call.output == f"Updated seat to {seat} for confirmation number ABC123."
-    assert respond.agent == SEAT_AGENT and seat in trace.output
-    assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+    check_seat_steps(trace, seat, TRIAGE_AGENT, SEAT_AGENT)
     assert trace.metadata.model == "gpt-4.1-mini"
 
 
@@ -116,7 +92,7 @@ def test_tools_are_every_agents_tools_without_the_handoff_tool() -> None:
 
 
 def test_fix_spans_names_agents_unwraps_calls_and_turns_the_handoff_tool_into_handoffs() -> None:
-    trace, spans, events = run_with_spans(SEAT_Q.format(seat="14C"), seed=1)
+    trace, spans, events = run_with_events(SEAT_Q.format(seat="14C"), seed=1)
     check_seat_trace(trace, "14C")
     assert events is not None and events.turns == [TRIAGE_AGENT, SEAT_AGENT, SEAT_AGENT]
     [raw] = import_spans(spans)
@@ -151,7 +127,7 @@ def test_fix_spans_names_agents_unwraps_calls_and_turns_the_handoff_tool_into_ha
 
 def test_a_refused_handoff_stays_a_tool_call() -> None:
     """`handoff` to an agent the workflow does not have returns a message; the caller keeps its turn."""
-    _, spans, events = run_with_spans(SEAT_Q.format(seat="14C"), seed=1)
+    _, spans, events = run_with_events(SEAT_Q.format(seat="14C"), seed=1)
     assert events is not None
     [first] = [i for i, r in events.tools.items() if r.name == HANDOFF_TOOL]
     events.tools[first].next_agent = TRIAGE_AGENT  # as if triage had kept the turn
@@ -161,19 +137,19 @@ def test_a_refused_handoff_stays_a_tool_call() -> None:
 
 
 def test_faq_and_a_direct_answer_offline() -> None:
-    faq, _, _ = run_with_spans("How much baggage can I bring?", seed=3)
+    faq, _, _ = run_with_events("How much baggage can I bring?", seed=3)
     assert [(s.action, s.agent) for s in faq.steps] == [
         (Action.HANDOFF, TRIAGE_AGENT), (Action.CALL_TOOL, FAQ_AGENT), (Action.RESPOND, FAQ_AGENT),
     ]
     assert faq.steps[0].target == FAQ_AGENT
     assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
-    direct, _, _ = run_with_spans("Can you book me a hotel in Paris for tonight?", seed=3)
+    direct, _, _ = run_with_events("Can you book me a hotel in Paris for tonight?", seed=3)
     assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE_AGENT)]
     assert direct.output == OUT_OF_SCOPE
 
 
 def test_a_specialist_hands_back_to_triage() -> None:
-    trace, _, _ = run_with_spans("How much baggage can I bring? And something else.", seed=2)
+    trace, _, _ = run_with_events("How much baggage can I bring? And something else.", seed=2)
     assert [(s.action, s.agent, s.target) for s in trace.steps] == [
         (Action.HANDOFF, TRIAGE_AGENT, FAQ_AGENT),
         (Action.CALL_TOOL, FAQ_AGENT, None),
@@ -184,7 +160,7 @@ def test_a_specialist_hands_back_to_triage() -> None:
 
 
 def test_a_failing_tool_is_the_calls_error() -> None:
-    trace, _, _ = run_with_spans("Please change my seat, confirmation ABC123.", seed=2)
+    trace, _, _ = run_with_events("Please change my seat, confirmation ABC123.", seed=2)
     call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
     assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
     assert "invalid seat" in (call.error or "") and call.output is None and "Traceback" not in call.error
@@ -192,32 +168,13 @@ def test_a_failing_tool_is_the_calls_error() -> None:
 
 # -- concurrency ------------------------------------------------------------------------------------------
 def test_eight_concurrent_trials_keep_their_traces_apart() -> None:
-    adapter = offline()
+    adapter = offline_adapter(V1)
     concurrent_seat_trials(adapter, check_seat_trace)
     assert not adapter.profile._events  # every trial's events were used and let go
 
 
 # -- the example through the CLI --------------------------------------------------------------------------
 def test_the_example_offline_records_full_traces_and_v2_is_blocked(tmp_path: Path) -> None:
-    suite, store, base = seat_suite(SUITE, tmp_path), str(tmp_path / "t.db"), str(tmp_path / "base.json")
-    assert main(["run", str(suite), "--full", "--trials", "30", "-o", base, "--store", store, "-q"]) == 0
-    with TraceStore(store) as s:
-        [traces] = [[r.trace for r in s.query(v)] for v in s.versions()]
-    assert len(traces) == 45
-    kinds = set()
-    for trace in traces:
-        assert trace.metadata.adapter == "otel:llamaindex" and trace.output
-        assert trace.steps and all(s.agent in (TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT) for s in trace.steps)
-        assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
-        for step in trace.steps:
-            kinds.add(step.action)
-            if step.action is Action.CALL_TOOL:
-                assert step.tool in ("faq_lookup_tool", "update_seat") and step.arguments and step.output
-            if step.action is Action.HANDOFF:
-                assert step.target in (TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT) and step.target != step.agent
-        if [(s.action, s.target) for s in trace.steps[:1]] == [(Action.HANDOFF, SEAT_AGENT)] and len(trace.steps) == 3:
-            check_seat_trace(trace, "14C")
-    assert kinds == {Action.HANDOFF, Action.CALL_TOOL, Action.RESPOND}
-    code = main(["check", str(suite), "--agent", V2, "--baseline", base, "--trials", "30",
-                 "-o", str(tmp_path / "cand.json"), "--no-store", "-q"])  # fmt: skip
-    assert code == 1, "v2's triage mis-routes seat changes: the check blocks"
+    run_then_check_blocks(
+        SUITE, V2, tmp_path, "otel:llamaindex", (TRIAGE_AGENT, FAQ_AGENT, SEAT_AGENT), check_seat_trace
+    )

@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import as_handoff
 from ._spans import attrs as _attrs
 from ._spans import loads_json as _json
 from ._spans import set_attr as _set
@@ -180,12 +181,7 @@ def _handoff(span: dict[str, Any], attrs: Mapping[str, Any]) -> bool:
     target = arguments.get("agent_name") if isinstance(arguments, Mapping) else None
     if not isinstance(target, str) or not target or (span.get("status") or {}).get("code") == 2:
         return False
-    span["attributes"] = []
-    _set(span, _OP, "handoff")
-    _set(span, "gen_ai.handoff.to_agent", target)
-    _set(span, "gen_ai.handoff.from_agent", attrs.get("gen_ai.agent.name"))
-    _set(span, "gen_ai.tool.name", HANDOFF_TOOL)
-    _set(span, "gen_ai.tool.call.id", attrs.get("gen_ai.tool.call.id"))
+    as_handoff(span, attrs.get("gen_ai.agent.name"), target, HANDOFF_TOOL, attrs.get("gen_ai.tool.call.id"))
     return True
 
 

@@ -35,9 +35,9 @@ from typing import Any, ClassVar
 
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import as_handoff
 from ._spans import attrs as _attrs
 from ._spans import loads_json as _json
-from ._spans import set_attr as _set
 
 DELEGATE = "delegate_task_to_member"  # the leader's tool in coordinate / route mode
 DELEGATE_ALL = "delegate_task_to_members"  # broadcast mode: every member gets the task
@@ -215,16 +215,6 @@ def _returns(call: dict[str, Any], spans: list[dict[str, Any]], attrs: list[dict
     )
 
 
-def _as_handoff(call: dict[str, Any], source: Any, target: Any, call_id: Any) -> None:
-    """The delegation as a GenAI handoff span (control passes to the member)."""
-    call["attributes"] = []
-    _set(call, "gen_ai.operation.name", "handoff")
-    _set(call, "gen_ai.handoff.from_agent", source)
-    _set(call, "gen_ai.handoff.to_agent", target)
-    _set(call, "gen_ai.tool.name", DELEGATE)
-    _set(call, "gen_ai.tool.call.id", call_id)
-
-
 def fix_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Agno's OpenInference spans, repaired (see the module docstring); the input is not modified."""
     spans = copy.deepcopy(spans)
@@ -242,7 +232,7 @@ def fix_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
         leader = by_id.get(span.get("parentSpanId"))
         if tool == DELEGATE and span.get("status", {}).get("code") != 2 and not _returns(span, spans, attrs):
             source = attrs[leader].get("agent.name") if leader is not None else None
-            _as_handoff(span, source, attrs[members[0]].get("agent.name"), a.get("tool.id"))
+            as_handoff(span, source, attrs[members[0]].get("agent.name"), DELEGATE, a.get("tool.id"))
             continue
         for i in members:
             spans[i]["parentSpanId"] = span.get("spanId")

@@ -34,6 +34,8 @@ from opentelemetry import trace as otel_trace
 
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import as_handoff
+from ._spans import attr as _attr
 from ._spans import attrs as _attrs
 from ._spans import set_attr as _set
 
@@ -294,10 +296,10 @@ def fix_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """With the native spans: those and the trial's root only. Without: AutoGen's own, each tool span with
     its agent and ``transfer_to_<x>`` as a handoff (see the module docstring). The input is not modified."""
     ids = {s.get("spanId") for s in spans}
-    if any(_attrs(s).get(NATIVE) for s in spans):
-        return [
-            copy.deepcopy(s) for s in spans if _attrs(s).get(NATIVE) or s.get("parentSpanId") not in ids
-        ]
+    native = [bool(_attr(s, NATIVE)) for s in spans]  # one attribute looked up, not every span's read as a dict
+    if any(native):
+        kept = zip(spans, native, strict=True)
+        return [copy.deepcopy(s) for s, n in kept if n or s.get("parentSpanId") not in ids]
     spans = copy.deepcopy(spans)
     by_id = {s.get("spanId"): s for s in spans}
     for span in spans:
@@ -307,9 +309,7 @@ def fix_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
         agent = a.get("gen_ai.agent.name") or _enclosing_agent(span, by_id)
         tool = str(a.get("gen_ai.tool.name") or "")
         if tool.startswith("transfer_to_") and len(tool) > len("transfer_to_"):
-            span["attributes"] = []
-            _set(span, _OP, "handoff")
-            _set(span, "gen_ai.handoff.to_agent", tool[len("transfer_to_"):])
-            _set(span, "gen_ai.tool.call.id", a.get("gen_ai.tool.call.id"))
-        _set(span, "gen_ai.handoff.from_agent" if tool.startswith("transfer_to_") else "gen_ai.agent.name", agent)
+            as_handoff(span, agent, tool[len("transfer_to_"):], None, a.get("gen_ai.tool.call.id"))
+        else:
+            _set(span, "gen_ai.handoff.from_agent" if tool.startswith("transfer_to_") else "gen_ai.agent.name", agent)
     return spans

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import as_handoff
 from ._spans import attrs as _attrs
 from ._spans import loads_json as _json
 from ._spans import set_attr as _set
@@ -299,12 +300,8 @@ def _handoff(span: dict[str, Any], attrs: Mapping[str, Any], source: str | None,
     if isinstance(goto, list) and goto:
         goto = goto[0]
     target = goto if isinstance(goto, str) and goto else next((a for a in agents if _snake(a) == suffix), suffix)
-    span["attributes"] = [{"key": "metadata", "value": {"stringValue": str(attrs.get("metadata", ""))}}]
-    _set(span, "gen_ai.operation.name", "handoff")
-    _set(span, "gen_ai.handoff.to_agent", target)
-    _set(span, "gen_ai.tool.name", attrs.get("tool.name"))
-    if source is not None:
-        _set(span, "gen_ai.handoff.from_agent", source)
+    as_handoff(span, source, target, attrs.get("tool.name"))
+    _set(span, "metadata", str(attrs.get("metadata", "")))
 
 
 _STATE = frozenset({"metadata", "input.value", "output.value", "input.mime_type", "output.mime_type"})

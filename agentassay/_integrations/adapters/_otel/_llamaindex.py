@@ -47,6 +47,7 @@ from opentelemetry import trace as otel_trace
 
 from .._base import ToolInfo
 from ._profile import Profile
+from ._spans import as_handoff
 from ._spans import attr as _attr
 from ._spans import attrs as _attrs
 from ._spans import loads_json as _json
@@ -248,14 +249,10 @@ def _tool_span(
     arguments = _arguments(a.get("input.value"), record)
     text, error = _result(a.get("output.value"), record)
     target = arguments.get("to_agent") if isinstance(arguments, dict) else None
-    span["attributes"] = []
     if name == HANDOFF_TOOL and isinstance(target, str) and next_agent == target:
-        _set(span, "gen_ai.operation.name", "handoff")
-        _set(span, "gen_ai.handoff.from_agent", agent)
-        _set(span, "gen_ai.handoff.to_agent", target)
-        _set(span, "gen_ai.tool.name", HANDOFF_TOOL)
-        _set(span, "gen_ai.tool.call.id", call_id)
+        as_handoff(span, agent, target, HANDOFF_TOOL, call_id)
         return
+    span["attributes"] = []
     _set(span, "gen_ai.operation.name", "execute_tool")
     _set(span, "gen_ai.tool.name", name)
     _set(span, "gen_ai.agent.name", agent)

@@ -52,3 +52,14 @@ def loads_json(text: Any) -> Any:
         except ValueError:
             return None
     return None
+
+
+def as_handoff(span: dict[str, Any], source: Any, target: str, tool: Any, call_id: Any = None) -> None:
+    """Rewrite a framework's handoff-tool span as a GenAI handoff span (its other attributes dropped): control
+    passes from ``source`` to ``target`` by ``tool``. Every profile whose framework hands off by a tool call."""
+    span["attributes"] = []
+    set_attr(span, "gen_ai.operation.name", "handoff")
+    set_attr(span, "gen_ai.handoff.from_agent", source)
+    set_attr(span, "gen_ai.handoff.to_agent", target)
+    set_attr(span, "gen_ai.tool.name", tool)
+    set_attr(span, "gen_ai.tool.call.id", call_id)

@@ -28,6 +28,7 @@ from .._results import Results, ScenarioResult, TrialOutcome, aborted_record, ba
 from .._spec import ModelConfig, Scenario, Settings, Suite
 from .._stats import Decision
 from .._traces import Trace, TraceStore
+from ._cost import load_table
 from ._engine import Engine, EngineOutcome, ScenarioState, run_engine
 from ._identity import identity
 from ._progress import Progress
@@ -309,6 +310,7 @@ class Run:
         )
         if self.latch is not None and self.latch.name:
             engine.stop(self.latch.name)  # interrupted before this phase: it runs no trial, and says so
+        load_table(phase.provider, self.settings.prices)  # here, not on the event loop mid-run
         return run_engine(engine, handle_signals=self.options.handle_signals)
 
     def _checks(self, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:

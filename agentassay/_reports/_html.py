@@ -402,7 +402,7 @@ def _head(results: Results, clean: _Clean) -> _Head:
         f"AgentAssay · {kind.get(results.kind, clean(results.kind, _W_NAME))} · "
         + ("no suite verdict (aborted)" if results.aborted is not None else f"suite verdict {d.verdict.value}"),
         meta,
-        headline(results, name=lambda x: clean(x, _W_NAME), usd=_usd).split(" — ", 1)[-1],
+        headline(results, name=lambda x: clean(x, _W_NAME), usd=_usd),
     )
 
 

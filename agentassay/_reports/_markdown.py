@@ -570,8 +570,7 @@ def _headline(results: Results | None, error: str | None, warned: list[str], esc
     counts = counts_text(d, order) or "no scenarios"
     name = esc(results.suite.get("name", "?"), _W_NAME)
     line = headline(results, name=lambda text: esc(text, _W_NAME), usd=_usd_short)
-    word = d.decision.value.upper()  # the line starts with it: bold, after the status icon
-    title = Md(f"{STATUS_ICON.get(d.decision.value, '')} **{word}**{line[len(word):]}".strip())
+    title = Md(f"{STATUS_ICON.get(d.decision.value, '')} **{d.decision.value.upper()}** — {line}".strip())
     against = (
         "its threshold" if results.kind in ("run", "analyze") else "the baseline (pass rate or behaviour)"
     )

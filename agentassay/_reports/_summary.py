@@ -136,15 +136,15 @@ def scenario_figure(s: ScenarioResult, name: str, threshold: float | None = None
 
 
 def headline(results: Results, name: Any = str, usd: Any = lambda x: f"${x:.2f}") -> str:
-    """The one numeric line every report can open with: the decision, how many scenarios are behind it,
-    the worst one's pass rates, the trials and the cost. E.g. ``BLOCK — 1 of 4 scenarios regressed:
-    refund_request pass rate 96.7% → 47.6% (p = 0.001) · 212 trials · $0.41``.
+    """The one numeric line every report opens with, after its decision word (each report sets that word in
+    its own style): how many scenarios are behind the decision, the worst one's pass rates, the trials and
+    the cost. E.g. ``1 of 4 scenarios regressed: refund_request pass rate 96.7% → 47.6% (p = 0.001) · 212
+    trials · $0.41`` (after ``BLOCK — ``).
 
     ``name`` formats a scenario name (the caller escapes it), ``usd`` an amount; no icon (see STATUS_ICON).
     """
     d = results.decision
     n = len(results.scenarios)
-    word = d.decision.value.upper()
     by = {v: [s for s in results.scenarios if s.verdict.verdict.value == v] for v in ("fail", "inconclusive", "pass")}
     checked = any(s.baseline is not None for s in results.scenarios)
     t = results.settings.threshold
@@ -164,7 +164,7 @@ def headline(results: Results, name: Any = str, usd: Any = lambda x: f"${x:.2f}"
     else:
         what = f"{n} of {n} scenarios passed" if n else "no scenarios"
     total = results.cost()
-    line = f"{word} — {what} · {total['trials']:,} trials"
+    line = f"{what} · {total['trials']:,} trials"
     if total["usd"] is not None:
         line += f" · {usd(total['usd'])}"
     return line

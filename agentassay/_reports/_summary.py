@@ -72,6 +72,7 @@ class Savings:
     fixed_n_trials: int
     verb: str  # "saved" or "used" (the sequential run cost more than fixed-n)
     trials: int
+    run: int  # the trials this run's tests used (the target's own, pooled ones left out)
     percent: float
     usd: float | None
 
@@ -84,6 +85,7 @@ def savings_of(results: Results) -> Savings | None:
         saved["fixed_n_trials"],
         "saved" if saved["trials_saved"] >= 0 else "used",
         abs(saved["trials_saved"]),
+        saved["trials_run"],
         abs(saved["fraction_saved"]) * 100,
         saved["usd_saved"],
     )

@@ -134,10 +134,9 @@ def render_table(
     if saved is not None:
         usd = "" if saved.usd is None else f", about ${abs(saved.usd):.4f} {'saved' if saved.usd >= 0 else 'extra'}"
         fewer = saved.verb == "saved"
-        ran = saved.fixed_n_trials - saved.trials if fewer else saved.fixed_n_trials + saved.trials
         lines.append(
             f"trials: a fixed-size test with the same alpha and beta would need {saved.fixed_n_trials}; this "
-            f"sequential run used {ran}, {saved.trials} {'fewer' if fewer else 'more'} ({saved.percent:.0f}%{usd})"
+            f"sequential run used {saved.run}, {saved.trials} {'fewer' if fewer else 'more'} ({saved.percent:.0f}%{usd})"
         )
     for section in (s for s in sections if s.place == "cost"):
         lines.extend(section.paragraphs)

@@ -51,6 +51,13 @@ def counts_text(decision: SuiteDecision, order: tuple[str, ...] | None = None) -
     return ", ".join(f"{decision.counts[k]} {k}" for k in keys if decision.counts.get(k))
 
 
+def trials_text(s: ScenarioResult) -> str:
+    """``12`` or ``12 (15 run)``: trials the test needed to decide, and how many ran when more did (after the
+    decision, or pooled), as every report's table words it."""
+    run = len(s.trials)
+    return f"{s.verdict.trials_used}" + (f" ({run} run)" if run != s.verdict.trials_used else "")
+
+
 def scenario_usd(s: ScenarioResult) -> tuple[float, float | None] | None:
     """USD spent, and what a fixed-n design would have cost more (negative: less) at this run's cost per trial.
 

@@ -56,6 +56,7 @@ from ._summary import (
     headline,
     savings_of,
     scenario_usd,
+    trials_text,
 )
 from ._summary import clip as _clip
 from ._summary import invisible_dropped as visible
@@ -353,9 +354,6 @@ def _row(results: Results, s: ScenarioResult, clean: _Clean, said: Sequence[Scen
         from markupsafe import Markup, escape
 
         words = Markup("; ").join(escape(c) for c in cells)
-    trials = f"{s.verdict.trials_used}"
-    if len(s.trials) != s.verdict.trials_used:
-        trials += f" ({len(s.trials)} run)"
     return _Row(
         clean(s.name, _W_NAME),
         s.verdict.verdict.value,
@@ -363,7 +361,7 @@ def _row(results: Results, s: ScenarioResult, clean: _Clean, said: Sequence[Scen
         None if s.baseline is None else _rate(s.baseline.passes, s.baseline.trials),
         _rate(s.passes, s.counted_trials),
         effect,
-        trials,
+        trials_text(s),
         words,
         any(p.alert for p in said if p.cell is not None),
     )
@@ -402,7 +400,7 @@ def _head(results: Results, clean: _Clean) -> _Head:
         f"AgentAssay · {kind.get(results.kind, clean(results.kind, _W_NAME))} · "
         + ("no suite verdict (aborted)" if results.aborted is not None else f"suite verdict {d.verdict.value}"),
         meta,
-        headline(results, name=lambda x: clean(x, _W_NAME), usd=_usd).split(" — ", 1)[-1],
+        headline(results, name=lambda x: clean(x, _W_NAME), usd=_usd),
     )
 
 

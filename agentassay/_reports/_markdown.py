@@ -47,6 +47,7 @@ from ._summary import (
     invisible_dropped,
     savings_of,
     scenario_usd,
+    trials_text,
 )
 from ._summary import clip as _clip
 
@@ -297,11 +298,7 @@ def _row(
         threshold = _threshold(results, s)
         effect = f"{_pp(cand - threshold)} vs {_pct(threshold)}% threshold"
     words = _cell(said, esc)
-    run = len(s.trials)
-    trials = f"{s.verdict.trials_used}"
-    if run != s.verdict.trials_used:
-        trials += f" ({run} run)"
-    return _Row(esc(s.name, _W_NAME), Md(_verdict_word(s)), Md(rates), Md(effect), words, Md(trials))
+    return _Row(esc(s.name, _W_NAME), Md(_verdict_word(s)), Md(rates), Md(effect), words, Md(trials_text(s)))
 
 
 def _details(s: ScenarioResult, esc: _Escaper, settings: Settings, said: Sequence[ScenarioPart] = ()) -> _Details:
@@ -570,8 +567,7 @@ def _headline(results: Results | None, error: str | None, warned: list[str], esc
     counts = counts_text(d, order) or "no scenarios"
     name = esc(results.suite.get("name", "?"), _W_NAME)
     line = headline(results, name=lambda text: esc(text, _W_NAME), usd=_usd_short)
-    word = d.decision.value.upper()  # the line starts with it: bold, after the status icon
-    title = Md(f"{STATUS_ICON.get(d.decision.value, '')} **{word}**{line[len(word):]}".strip())
+    title = Md(f"{STATUS_ICON.get(d.decision.value, '')} **{d.decision.value.upper()}** — {line}".strip())
     against = (
         "its threshold" if results.kind in ("run", "analyze") else "the baseline (pass rate or behaviour)"
     )

@@ -85,7 +85,7 @@ def tool_calls(stored: Sequence[StoredTrial]) -> dict[str, float]:
         return {}
     counts: Counter[str] = Counter()
     for t in stored:
-        counts.update(str(step.tool) for step in t.trace.steps if step.action.value == "call_tool" and step.tool)
+        counts.update(t.trace.tools_called)
     return {tool: n / len(stored) for tool, n in counts.items()}
 
 

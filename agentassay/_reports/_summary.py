@@ -51,6 +51,13 @@ def counts_text(decision: SuiteDecision, order: tuple[str, ...] | None = None) -
     return ", ".join(f"{decision.counts[k]} {k}" for k in keys if decision.counts.get(k))
 
 
+def trials_text(s: ScenarioResult) -> str:
+    """``12`` or ``12 (15 run)``: trials the test needed to decide, and how many ran when more did (after the
+    decision, or pooled), as every report's table words it."""
+    run = len(s.trials)
+    return f"{s.verdict.trials_used}" + (f" ({run} run)" if run != s.verdict.trials_used else "")
+
+
 def scenario_usd(s: ScenarioResult) -> tuple[float, float | None] | None:
     """USD spent, and what a fixed-n design would have cost more (negative: less) at this run's cost per trial.
 
@@ -72,6 +79,7 @@ class Savings:
     fixed_n_trials: int
     verb: str  # "saved" or "used" (the sequential run cost more than fixed-n)
     trials: int
+    run: int  # the trials this run's tests used (the target's own, pooled ones left out)
     percent: float
     usd: float | None
 
@@ -84,6 +92,7 @@ def savings_of(results: Results) -> Savings | None:
         saved["fixed_n_trials"],
         "saved" if saved["trials_saved"] >= 0 else "used",
         abs(saved["trials_saved"]),
+        saved["trials_run"],
         abs(saved["fraction_saved"]) * 100,
         saved["usd_saved"],
     )
@@ -136,15 +145,15 @@ def scenario_figure(s: ScenarioResult, name: str, threshold: float | None = None
 
 
 def headline(results: Results, name: Any = str, usd: Any = lambda x: f"${x:.2f}") -> str:
-    """The one numeric line every report can open with: the decision, how many scenarios are behind it,
-    the worst one's pass rates, the trials and the cost. E.g. ``BLOCK — 1 of 4 scenarios regressed:
-    refund_request pass rate 96.7% → 47.6% (p = 0.001) · 212 trials · $0.41``.
+    """The one numeric line every report opens with, after its decision word (each report sets that word in
+    its own style): how many scenarios are behind the decision, the worst one's pass rates, the trials and
+    the cost. E.g. ``1 of 4 scenarios regressed: refund_request pass rate 96.7% → 47.6% (p = 0.001) · 212
+    trials · $0.41`` (after ``BLOCK — ``).
 
     ``name`` formats a scenario name (the caller escapes it), ``usd`` an amount; no icon (see STATUS_ICON).
     """
     d = results.decision
     n = len(results.scenarios)
-    word = d.decision.value.upper()
     by = {v: [s for s in results.scenarios if s.verdict.verdict.value == v] for v in ("fail", "inconclusive", "pass")}
     checked = any(s.baseline is not None for s in results.scenarios)
     t = results.settings.threshold
@@ -164,7 +173,7 @@ def headline(results: Results, name: Any = str, usd: Any = lambda x: f"${x:.2f}"
     else:
         what = f"{n} of {n} scenarios passed" if n else "no scenarios"
     total = results.cost()
-    line = f"{word} — {what} · {total['trials']:,} trials"
+    line = f"{what} · {total['trials']:,} trials"
     if total["usd"] is not None:
         line += f" · {usd(total['usd'])}"
     return line

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .._results import Results, ScenarioResult, more_trials_text
 from .._visible import visible
 from ._sections import ReportContext, Section, collect, extra_cost, warning_lines
-from ._summary import VERDICT_WORD, clip, counts_text, explanation_of, savings_of, scenario_usd
+from ._summary import VERDICT_WORD, clip, counts_text, explanation_of, savings_of, scenario_usd, trials_text
 
 if TYPE_CHECKING:
     from .._plugins import Plugins
@@ -33,12 +33,6 @@ def _usd(s: ScenarioResult) -> str:
     """The scenario's cost (the comparison with a fixed-size test is said once, under the table)."""
     cost = scenario_usd(s)
     return "-" if cost is None else f"{cost[0]:.4f}"
-
-
-def _trials(s: ScenarioResult) -> str:
-    """Trials the test needed to decide, and how many ran when more did (after the decision, or pooled)."""
-    run = len(s.trials)
-    return f"{s.verdict.trials_used}" + (f" ({run} run)" if run != s.verdict.trials_used else "")
 
 
 def terminal_width() -> int:
@@ -89,7 +83,7 @@ def render_table(
                 clip(visible(s.name), 28),
                 VERDICT_WORD[s.verdict.verdict.value],
                 _rates(s),
-                _trials(s),
+                trials_text(s),
                 f"{cost['input_tokens'] + cost['output_tokens']:,}",
                 _usd(s),
             )
@@ -134,10 +128,9 @@ def render_table(
     if saved is not None:
         usd = "" if saved.usd is None else f", about ${abs(saved.usd):.4f} {'saved' if saved.usd >= 0 else 'extra'}"
         fewer = saved.verb == "saved"
-        ran = saved.fixed_n_trials - saved.trials if fewer else saved.fixed_n_trials + saved.trials
         lines.append(
             f"trials: a fixed-size test with the same alpha and beta would need {saved.fixed_n_trials}; this "
-            f"sequential run used {ran}, {saved.trials} {'fewer' if fewer else 'more'} ({saved.percent:.0f}%{usd})"
+            f"sequential run used {saved.run}, {saved.trials} {'fewer' if fewer else 'more'} ({saved.percent:.0f}%{usd})"
         )
     for section in (s for s in sections if s.place == "cost"):
         lines.extend(section.paragraphs)

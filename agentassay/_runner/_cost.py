@@ -9,6 +9,7 @@ entry by entry; the offline simulator makes no paid calls.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
 from dataclasses import dataclass
@@ -62,6 +63,18 @@ def _table_usd(model: str, provider: str | None, input_tokens: int, output_token
         except Exception:  # not in the table (LookupError), or a price it cannot compute: unpriced, never a crash
             continue
     return None
+
+
+def load_table(provider: str | None, prices: dict[str, dict[str, float]]) -> None:
+    """Load the table before the trials start when they may look prices up in it: its first import and data
+    load (about 0.5 s) would otherwise run on the event loop at the first trial's end, holding up every trial
+    in flight (and adding to their measured latency)."""
+    if provider == OFFLINE or _configured(None, prices) is not None:  # "*": the table is never asked
+        return
+    mod = _table()
+    if mod is not None:
+        with contextlib.suppress(Exception):  # only the data load is wanted: no model has an empty name
+            mod.calc_price(mod.Usage(), "")
 
 
 def _configured(model: str | None, prices: dict[str, dict[str, float]]) -> dict[str, float] | None:

@@ -28,6 +28,7 @@ from .._results import Results, ScenarioResult, TrialOutcome, aborted_record, ba
 from .._spec import ModelConfig, Scenario, Settings, Suite
 from .._stats import Decision
 from .._traces import Trace, TraceStore
+from ._cost import load_table
 from ._engine import Engine, EngineOutcome, ScenarioState, run_engine
 from ._identity import identity
 from ._progress import Progress
@@ -73,13 +74,19 @@ def versions() -> dict[str, str]:
     return out
 
 
-def model_provider(adapter: AgentAdapter) -> str | None:
-    """The provider the adapter's model runs on (its ``config()["model"]``), for prices; None: not known."""
+def adapter_model(adapter: AgentAdapter) -> dict[str, Any]:
+    """The adapter's model as its description gives it (``config()["model"]``: provider, name…), for prices;
+    empty when it gives none."""
     try:
         model = adapter.config().get("model")
     except Exception:  # a description is only for prices: the price table then looks the model up by name
-        return None
-    return model.get("provider") if isinstance(model, dict) else None
+        return {}
+    return model if isinstance(model, dict) else {}
+
+
+def model_provider(adapter: AgentAdapter) -> str | None:
+    """The provider the adapter's model runs on (its ``config()["model"]``), for prices; None: not known."""
+    return adapter_model(adapter).get("provider")
 
 
 def suite_info(suite: Suite) -> dict[str, Any]:
@@ -123,6 +130,7 @@ class Phase:
     role: str
     agent_version: str
     adapter: AgentAdapter
+    provider: str | None = None  # the adapter's model.provider (model_provider), asked once per phase
 
 
 @dataclass(frozen=True)
@@ -281,7 +289,7 @@ class Run:
         planned: int | None = None,
     ) -> EngineOutcome:
         """Run a batch of trials through the engine; every finished trial goes to ``agentassay_trial_finished``."""
-        phase = Phase(name, seed_role or role, version, adapter)
+        phase = Phase(name, seed_role or role, version, adapter, model_provider(adapter))
         total = planned if planned is not None else sum(st.limit for st in states.values())
         engine = Engine(
             suite_name=self.suite.name,
@@ -298,10 +306,11 @@ class Run:
             may_start=lambda: self.held is None,
             checks=lambda st, index, trace: self._checks(phase, st, index, trace),
             trial_data=self._trial_data,
-            provider=model_provider(adapter),
+            provider=phase.provider,
         )
         if self.latch is not None and self.latch.name:
             engine.stop(self.latch.name)  # interrupted before this phase: it runs no trial, and says so
+        load_table(phase.provider, self.settings.prices)  # here, not on the event loop mid-run
         return run_engine(engine, handle_signals=self.options.handle_signals)
 
     def _checks(self, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:

@@ -12,12 +12,12 @@ count would not cap anything). The offline simulator costs $0, and a note says s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..._plugins._hookspecs import hookimpl
 from ..._plugins._stash import StashKey
 from ..._runner._cost import OFFLINE, OFFLINE_NOTE, price_source, table_version
-from ..._runner._run import model_provider
+from ..._runner._run import adapter_model
 from ..._spec import SpecError
 from ._settings import BudgetSettings
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 NAME = "budget"
 SPENT = StashKey[float]()  # USD of the run's finished trials, every phase
 UNPRICED = StashKey[str]()  # the first model no price applies to (named once)
-PROVIDERS = StashKey[dict[int, Any]]()  # each phase's adapter -> its model.provider (asked once)
 
 
 def unpriced_message(model: str, provider: str | None) -> str:
@@ -46,21 +45,13 @@ def unpriced_message(model: str, provider: str | None) -> str:
     )
 
 
-def _model(adapter: Any) -> dict[str, Any]:
-    try:
-        model = adapter.config().get("model")
-    except Exception:  # a description only names the model: its traces name it again
-        return {}
-    return model if isinstance(model, dict) else {}
-
-
 @hookimpl
 def agentassay_prepare(run: Run) -> None:
     """Before the first trial: the offline simulator's note, or the suite's model that nothing prices (exit 3)."""
     budget = run.settings.of(BudgetSettings).usd
     if budget is None or run.adapter is None:
         return
-    model = _model(run.adapter)
+    model = adapter_model(run.adapter)
     provider, name = model.get("provider"), model.get("name")
     source = price_source(name if isinstance(name, str) else None, provider, run.settings.prices)
     if source is not None and source.kind == OFFLINE:  # not when config.prices prices the simulator
@@ -78,10 +69,7 @@ def agentassay_trial_finished(run: Run, phase: Phase, outcome: TrialOutcome, tra
     if budget is None:
         return
     if outcome.usd is None and outcome.input_tokens + outcome.output_tokens > 0 and UNPRICED not in run.stash:
-        known = run.stash.setdefault(PROVIDERS, {})
-        if id(phase.adapter) not in known:
-            known[id(phase.adapter)] = model_provider(phase.adapter)
-        provider = known[id(phase.adapter)]
+        provider = phase.provider
         if provider != OFFLINE:
             model = trace.metadata.model or "(not reported by the trace)"
             run.stash[UNPRICED] = model

@@ -27,7 +27,7 @@ from scipy import stats
 from ..._stats import adjust_pvalues
 from ..._stats._validation import check_choice, check_count, check_open_unit
 from ..._stats._verdict import Verdict
-from ._extract import FingerprintMatrix
+from ._extract import COST, OUTPUT, FingerprintMatrix
 
 METHODS = ("permutation", "hotelling")
 # Share of the pooled variance added to each feature's Welch variance: stops a feature that is
@@ -148,10 +148,11 @@ class FingerprintResult:
         return asdict(self) | {"verdict": self.verdict.value}
 
 
-_ROUTING = frozenset(("handoffs", "distinct_agents", "branches"))
-_LENGTHS = frozenset(("output_chars", "output_words"))
-_COSTS = frozenset(("input_tokens", "output_tokens", "latency_s"))
-_PROPORTIONS = frozenset(("recovered",))
+# The explanation's groups, from the extractor's own column lists (_extract.py): a column it adds lands in one.
+_ROUTING = frozenset(("handoffs", "distinct_agents", "branches"))  # of STRUCTURE: who was reached, not how deep
+_LENGTHS = frozenset(OUTPUT)
+_COSTS = frozenset(COST)
+_PROPORTIONS = frozenset(("recovered",))  # of ERRORS: a 0/1 indicator
 
 
 def _same_move(a: FeatureShift, b: FeatureShift) -> bool:

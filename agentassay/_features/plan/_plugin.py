@@ -10,20 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..._plugins._hookspecs import hookimpl
+from ..._runner._run import adapter_model
 from ._estimate import estimate
 
 if TYPE_CHECKING:
     from ..._runner import Run
 
 NAME = "plan"
-
-
-def _model(adapter: Any) -> dict[str, Any]:
-    try:
-        model = adapter.config().get("model")
-    except Exception:  # a description only names the model to price
-        return {}
-    return model if isinstance(model, dict) else {}
 
 
 @hookimpl
@@ -36,7 +29,7 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
             run.scenarios,
             run.target_settings,
             baseline=run.baseline,
-            model=_model(run.adapter),
+            model=adapter_model(run.adapter),
             shares={n: run.plan.taken(n) for n in names},
             min_trials={n: run.plan.min_trials(n) for n in names},
             m=run.m,

@@ -29,7 +29,7 @@ from .._limits import MAX_DATASET_BYTES, MAX_DATASET_ROWS
 
 # File suffixes a dataset may have, and the format each means.
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-_STR = "tag:yaml.org,2002:str"
+STR_TAG = "tag:yaml.org,2002:str"  # a YAML string scalar (the loader builds nodes with it too)
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
 
 
@@ -235,7 +235,7 @@ class Templates:
         elif isinstance(node, yaml.SequenceNode):
             for v in node.value:
                 self._compile(v)
-        elif node.tag == _STR and any(m in node.value for m in _TEMPLATE_MARKS):
+        elif node.tag == STR_TAG and any(m in node.value for m in _TEMPLATE_MARKS):
             try:
                 ast = self.env.parse(node.value)
             except TemplateSyntaxError as e:
@@ -299,7 +299,7 @@ class Templates:
             if c.whole is not None and c.whole in row.values and not isinstance(row.values[c.whole], str):
                 out = _typed(row.values[c.whole], node)  # JSONL: a number, list or object keeps its type
             else:
-                out = yaml.ScalarNode(_STR, self._text(c, node, row), node.start_mark, node.end_mark, '"')
+                out = yaml.ScalarNode(STR_TAG, self._text(c, node, row), node.start_mark, node.end_mark, '"')
         _mark(out, origin)
         return out
 

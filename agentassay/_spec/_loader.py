@@ -22,6 +22,7 @@ from .._config_check import closest
 from .._errors import AgentAssayError
 from .._limits import MAX_DATASET_ROWS, compile_pattern, regex_error
 from ._dataset import (
+    STR_TAG,
     DatasetProblem,
     Origin,
     TemplateProblem,
@@ -78,7 +79,6 @@ SCENARIO_KEYS = ("name", "input", "properties", "evaluator", "threshold", "descr
 
 # `module.sub:attr.sub`: what `agent` and checks that name code (`python`, a feature's) name.
 ENTRY_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
-_STR_TAG = "tag:yaml.org,2002:str"
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Checks whose value may be a list: one check per item, so each failure names its own item.
@@ -421,7 +421,7 @@ class _Parser:
         if isinstance(v, str) and isinstance(node, yaml.ScalarNode) and origin_of(node) is not None:
             text = v.strip()
             tag = self.loader.resolve(yaml.ScalarNode, text, (True, False))
-            if tag != "tag:yaml.org,2002:str":
+            if tag != STR_TAG:
                 try:
                     return self.loader.construct_object(yaml.ScalarNode(tag, text), deep=True)
                 except (yaml.YAMLError, ValueError):
@@ -921,8 +921,8 @@ class _Parser:
             found = [c for c in columns if data.columns is not None and c in data.columns]
             if field_name not in m and found:
                 template.value.append((
-                    yaml.ScalarNode(_STR_TAG, field_name, dnode.start_mark, dnode.end_mark),
-                    yaml.ScalarNode(_STR_TAG, "{{ " + found[0] + " }}", dnode.start_mark, dnode.end_mark, '"'),
+                    yaml.ScalarNode(STR_TAG, field_name, dnode.start_mark, dnode.end_mark),
+                    yaml.ScalarNode(STR_TAG, "{{ " + found[0] + " }}", dnode.start_mark, dnode.end_mark, '"'),
                 ))
         before = len(self.errors)
         templates = Templates(self.loader, template)

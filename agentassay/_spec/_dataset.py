@@ -185,6 +185,7 @@ def _jsonl_rows(text: str, allowed: int) -> list[Row]:
 
 @dataclass(frozen=True)
 class _Compiled:
+    node: yaml.ScalarNode  # the template's node in the suite
     template: Any  # jinja2.Template
     columns: tuple[str, ...]  # the variables it reads, sorted
     whole: str | None  # the one column when the template is exactly ``{{ column }}``
@@ -249,24 +250,13 @@ class Templates:
             if len(body) == 1 and isinstance(body[0], nodes.Output) and len(body[0].nodes) == 1:
                 only = body[0].nodes[0]
                 whole = only.name if isinstance(only, nodes.Name) else None
-            self.compiled[id(node)] = _Compiled(self.env.from_string(node.value), columns, whole)
+            self.compiled[id(node)] = _Compiled(node, self.env.from_string(node.value), columns, whole)
 
     def columns(self) -> Iterator[tuple[yaml.Node, str]]:
-        """Every (template node, column it reads)."""
-        for n in self._scalars(self.node):
-            c = self.compiled.get(id(n))
-            for col in c.columns if c is not None else ():
-                yield n, col
-
-    def _scalars(self, node: yaml.Node) -> Iterator[yaml.Node]:
-        if isinstance(node, yaml.MappingNode):
-            for _, v in node.value:
-                yield from self._scalars(v)
-        elif isinstance(node, yaml.SequenceNode):
-            for v in node.value:
-                yield from self._scalars(v)
-        else:
-            yield node
+        """Every (template node, column it reads), in the suite's order (that of compiling)."""
+        for c in self.compiled.values():
+            for col in c.columns:
+                yield c.node, col
 
     def render(self, row: Row, file: str) -> yaml.Node:
         """The scenario of ``row``: the template's nodes with every template string rendered. Raises

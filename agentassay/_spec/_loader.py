@@ -359,10 +359,10 @@ class _Parser:
     def note(self, e: SpecError) -> None:
         self.errors.extend(e.errors)
 
-    def attempt(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)``, or None after recording the :class:`SpecError` it raised."""
+    def attempt(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)``, or None after recording the :class:`SpecError` it raised."""
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         except SpecError as e:
             self.note(e)
             return None
@@ -548,7 +548,7 @@ class _Parser:
             if k in unknown:
                 continue
             if k == "name":
-                name = self.attempt(lambda n: self.string(n, "name", "a non-empty string", nonempty=True), vnode) or name
+                name = self.attempt(self.string, vnode, "name", "a non-empty string", nonempty=True) or name
             elif k == "description":
                 description = "" if self.is_null(vnode) else self.attempt(self.string, vnode, "description") or ""
             elif k == "agent":
@@ -997,9 +997,9 @@ class _Parser:
             ))
         elif "input" in m:
             # A dataset row's input must say something: an empty cell is a mistake, not a test case.
+            inode = m["input"][1]
             text = self.attempt(
-                lambda n: self.string(n, f"{key}.input", "a string (the agent's input)", nonempty=origin_of(n) is not None),
-                m["input"][1],
+                self.string, inode, f"{key}.input", "a string (the agent's input)", nonempty=origin_of(inode) is not None
             ) or ""
         p = _Pending(key=key, line=_line(node), input=text)
         p.extensions = {k: self.extension("scenario", k, f"{key}.{k}", m[k][1]) for k in m if k in owned}
@@ -1021,7 +1021,7 @@ class _Parser:
     def scenario_fields(self, m: dict[str, tuple[yaml.Node, yaml.Node]], key: str, p: _Pending) -> None:
         """``name``, ``description``, ``witness`` and ``threshold`` of a scenario."""
         if "name" in m:
-            p.name = self.attempt(lambda n: self.string(n, f"{key}.name", "a non-empty string", nonempty=True), m["name"][1])
+            p.name = self.attempt(self.string, m["name"][1], f"{key}.name", "a non-empty string", nonempty=True)
             p.name_node = m["name"][1]
         if "description" in m and not self.is_null(m["description"][1]):
             p.description = self.attempt(self.string, m["description"][1], f"{key}.description") or ""

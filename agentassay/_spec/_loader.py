@@ -556,7 +556,7 @@ class _Parser:
             elif k == "model":
                 model = self.attempt(self.model, vnode) or model
             elif k == "config":
-                settings, config_nodes = self.config(vnode)
+                settings, config_nodes = self.attempt(self.config, vnode) or (settings, None)
             elif k == "scenarios":
                 pending = self.attempt(self.scenarios, vnode) or []
             else:  # a key a plugin owns
@@ -729,16 +729,14 @@ class _Parser:
                         got="nothing",
                     )
 
-    def config(self, node: yaml.Node) -> tuple[Settings, dict[str, tuple[yaml.Node, yaml.Node]] | None]:
-        """The settings and ``config:``'s entries; None for the entries when a key of it is wrong (its error is
-        recorded, and nothing is checked against settings that are not the ones written)."""
-        defaults = self.with_parts(Settings(), {}, {})
+    def config(self, node: yaml.Node) -> tuple[Settings, dict[str, tuple[yaml.Node, yaml.Node]]] | None:
+        """The settings and ``config:``'s entries, or None when something in it is wrong: every key's problem is
+        recorded (the checks between keys only once each reads well), and nothing is then checked against
+        settings that are not the ones written."""
         if self.is_null(node):
-            return defaults, {}
+            return self.with_parts(Settings(), {}, {}), {}
         before = len(self.errors)
-        m = self.attempt(self.mapping, node, "config")
-        if m is None:
-            return defaults, None
+        m = self.mapping(node, "config")
         owned = self.owned("config")
         unknown = self.unknown_keys(m, "config", (*CONFIG_KEYS, *self.part_keys(""), *owned))
         kw: dict[str, Any] = {}
@@ -747,13 +745,8 @@ class _Parser:
             if k not in unknown:
                 self.attempt(self.config_key, k, vnode, kw, parts, owned)
         if len(self.errors) > before:
-            return defaults, None
-        settings = self.attempt(self.with_parts, Settings(**kw), parts, m)
-        if settings is None:
-            return defaults, None
-        if self.attempt(self.check_config, settings, m) is None:
-            return settings, None
-        return settings, m
+            return None
+        return self.check_config(self.with_parts(Settings(**kw), parts, m), m), m
 
     def config_key(
         self, k: str, vnode: yaml.Node, kw: dict[str, Any], parts: dict[str, yaml.Node], owned: dict[str, str]

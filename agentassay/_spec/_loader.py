@@ -972,13 +972,12 @@ class _Parser:
         m = self.mapping(node, key, "a scenario: a mapping with at least `input:`")
         before = len(self.errors)
         owned = self.owned("scenario")
-        for k, (knode, _) in m.items():
-            if k in kind_names() and k not in owned:  # else the key of the plugin that owns it
-                where = "`properties:` or `evaluator:`" if k in PROPERTY_CHECKS else "`evaluator:`"
-                self.note(self.err(knode, f"{key}.{k}", f"'{k}' is a check; put it under {where}."))
-        bad = {k for k in m if k in kind_names() and k not in owned}
+        misplaced = [k for k in m if k in kind_names() and k not in owned]  # else the key of the plugin that owns it
+        for k in misplaced:
+            where = "`properties:` or `evaluator:`" if k in PROPERTY_CHECKS else "`evaluator:`"
+            self.note(self.err(m[k][0], f"{key}.{k}", f"'{k}' is a check; put it under {where}."))
         valid = (*SCENARIO_KEYS, *owned)
-        bad |= self.unknown_keys({k: v for k, v in m.items() if k not in bad}, key, valid)
+        bad = {*misplaced, *self.unknown_keys({k: v for k, v in m.items() if k not in misplaced}, key, valid)}
         text = ""
         if "input" not in m and "input" not in {closest(k, valid) for k in bad}:
             self.note(self.err(
@@ -1004,7 +1003,7 @@ class _Parser:
         eval_checks: list[Check] | None = []
         if "evaluator" in m and prop_checks is not None:  # `evaluator: exact_match` may read a property
             eval_checks = self.attempt(self.evaluator, m["evaluator"][1], f"{key}.evaluator", pnodes)
-        if len(self.errors) > before or bad:
+        if len(self.errors) > before:  # every bad key was recorded too
             return None
         p.checks = (*(eval_checks or []), *(prop_checks or []))
         if not p.checks:

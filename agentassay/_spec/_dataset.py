@@ -18,7 +18,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +61,9 @@ class Row:
 
 @dataclass(frozen=True)
 class Dataset:
-    path: Path
-    shown: str
+    shown: str  # the file as messages show it
     columns: tuple[str, ...] | None  # the CSV header; None for JSONL, whose lines each have their keys
-    rows: tuple[Row, ...] = field(default=())
+    rows: tuple[Row, ...]
 
 
 def dataset_format(name: str) -> str | None:
@@ -99,7 +98,7 @@ def read_dataset(path: Path, shown: str, allowed: int = MAX_DATASET_ROWS) -> Dat
         columns, rows = None, _jsonl_rows(text, allowed)
     if not rows:
         raise DatasetProblem("has no rows; add rows below the header, or remove this dataset entry.")
-    return Dataset(path, shown, columns, tuple(rows))
+    return Dataset(shown, columns, tuple(rows))
 
 
 def _too_many(allowed: int, row: int) -> DatasetProblem:

@@ -23,6 +23,7 @@ from .._errors import AgentAssayError
 from .._limits import MAX_DATASET_ROWS, compile_pattern, regex_error
 from ._dataset import (
     STR_TAG,
+    Dataset,
     DatasetProblem,
     Origin,
     TemplateProblem,
@@ -929,7 +930,7 @@ class _Parser:
             return []
         return self.dataset_rows_read(templates, data, key)
 
-    def dataset_rows_read(self, templates: Templates, data: Any, key: str) -> list[_Pending]:
+    def dataset_rows_read(self, templates: Templates, data: Dataset, key: str) -> list[_Pending]:
         out: list[_Pending] = []
         for row in data.rows:
             try:
@@ -956,8 +957,8 @@ class _Parser:
             expected="an existing .csv or .jsonl file", got=name, suggestion=str(Path(name).parent / near) if near else None,
         )
 
-    def unknown_column(self, node: yaml.Node, key: str, column: str, data: Any) -> SpecError:
-        columns = list(data.columns)
+    def unknown_column(self, node: yaml.Node, key: str, column: str, data: Dataset) -> SpecError:
+        columns = list(data.columns or ())  # a CSV header: only CSV templates are checked against it
         best = closest(column, columns)
         did = f" Did you mean '{best}'?" if best else ""
         return SpecError(

@@ -4,7 +4,8 @@ On the default branch action.yml says ``image: Dockerfile``: the runner builds t
 every run, which is what the self-test of a change needs. A release is different: .github/workflows/release.yml
 pushes the image once to ghcr.io, runs this script, commits the one-line change and moves the tag (vX.Y.Z and
 vX) to that commit, so `uses: OWNER/agentassay@v1` pulls the image instead of building it (docs/action.md,
-"Releases: the prebuilt image"). .ci/run validates the rewritten file with the GitHub Actions schema.
+"Releases: the prebuilt image"). tests/integrations/github/test_release.py validates the rewritten file with
+the GitHub Actions schema (check-jsonschema, the test extra), so .ci/run does on every change.
 
     python3 .ci/release_action.py ghcr.io/OWNER/agentassay:v1.2.3 [--action action.yml] [--out FILE]
 

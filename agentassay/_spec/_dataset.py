@@ -18,7 +18,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from .._limits import MAX_DATASET_BYTES, MAX_DATASET_ROWS
 
 # File suffixes a dataset may have, and the format each means.
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-_STR = "tag:yaml.org,2002:str"
+STR_TAG = "tag:yaml.org,2002:str"  # a YAML string scalar (the loader builds nodes with it too)
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
 
 
@@ -61,10 +61,9 @@ class Row:
 
 @dataclass(frozen=True)
 class Dataset:
-    path: Path
-    shown: str
+    shown: str  # the file as messages show it
     columns: tuple[str, ...] | None  # the CSV header; None for JSONL, whose lines each have their keys
-    rows: tuple[Row, ...] = field(default=())
+    rows: tuple[Row, ...]
 
 
 def dataset_format(name: str) -> str | None:
@@ -99,7 +98,7 @@ def read_dataset(path: Path, shown: str, allowed: int = MAX_DATASET_ROWS) -> Dat
         columns, rows = None, _jsonl_rows(text, allowed)
     if not rows:
         raise DatasetProblem("has no rows; add rows below the header, or remove this dataset entry.")
-    return Dataset(path, shown, columns, tuple(rows))
+    return Dataset(shown, columns, tuple(rows))
 
 
 def _too_many(allowed: int, row: int) -> DatasetProblem:
@@ -185,6 +184,7 @@ def _jsonl_rows(text: str, allowed: int) -> list[Row]:
 
 @dataclass(frozen=True)
 class _Compiled:
+    node: yaml.ScalarNode  # the template's node in the suite
     template: Any  # jinja2.Template
     columns: tuple[str, ...]  # the variables it reads, sorted
     whole: str | None  # the one column when the template is exactly ``{{ column }}``
@@ -235,7 +235,7 @@ class Templates:
         elif isinstance(node, yaml.SequenceNode):
             for v in node.value:
                 self._compile(v)
-        elif node.tag == _STR and any(m in node.value for m in _TEMPLATE_MARKS):
+        elif node.tag == STR_TAG and any(m in node.value for m in _TEMPLATE_MARKS):
             try:
                 ast = self.env.parse(node.value)
             except TemplateSyntaxError as e:
@@ -249,24 +249,13 @@ class Templates:
             if len(body) == 1 and isinstance(body[0], nodes.Output) and len(body[0].nodes) == 1:
                 only = body[0].nodes[0]
                 whole = only.name if isinstance(only, nodes.Name) else None
-            self.compiled[id(node)] = _Compiled(self.env.from_string(node.value), columns, whole)
+            self.compiled[id(node)] = _Compiled(node, self.env.from_string(node.value), columns, whole)
 
     def columns(self) -> Iterator[tuple[yaml.Node, str]]:
-        """Every (template node, column it reads)."""
-        for n in self._scalars(self.node):
-            c = self.compiled.get(id(n))
-            for col in c.columns if c is not None else ():
-                yield n, col
-
-    def _scalars(self, node: yaml.Node) -> Iterator[yaml.Node]:
-        if isinstance(node, yaml.MappingNode):
-            for _, v in node.value:
-                yield from self._scalars(v)
-        elif isinstance(node, yaml.SequenceNode):
-            for v in node.value:
-                yield from self._scalars(v)
-        else:
-            yield node
+        """Every (template node, column it reads), in the suite's order (that of compiling)."""
+        for c in self.compiled.values():
+            for col in c.columns:
+                yield c.node, col
 
     def render(self, row: Row, file: str) -> yaml.Node:
         """The scenario of ``row``: the template's nodes with every template string rendered. Raises
@@ -299,7 +288,7 @@ class Templates:
             if c.whole is not None and c.whole in row.values and not isinstance(row.values[c.whole], str):
                 out = _typed(row.values[c.whole], node)  # JSONL: a number, list or object keeps its type
             else:
-                out = yaml.ScalarNode(_STR, self._text(c, node, row), node.start_mark, node.end_mark, '"')
+                out = yaml.ScalarNode(STR_TAG, self._text(c, node, row), node.start_mark, node.end_mark, '"')
         _mark(out, origin)
         return out
 

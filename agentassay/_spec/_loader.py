@@ -22,6 +22,8 @@ from .._config_check import closest
 from .._errors import AgentAssayError
 from .._limits import MAX_DATASET_ROWS, compile_pattern, regex_error
 from ._dataset import (
+    STR_TAG,
+    Dataset,
     DatasetProblem,
     Origin,
     TemplateProblem,
@@ -78,7 +80,6 @@ SCENARIO_KEYS = ("name", "input", "properties", "evaluator", "threshold", "descr
 
 # `module.sub:attr.sub`: what `agent` and checks that name code (`python`, a feature's) name.
 ENTRY_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
-_STR_TAG = "tag:yaml.org,2002:str"
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Checks whose value may be a list: one check per item, so each failure names its own item.
@@ -359,10 +360,10 @@ class _Parser:
     def note(self, e: SpecError) -> None:
         self.errors.extend(e.errors)
 
-    def attempt(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)``, or None after recording the :class:`SpecError` it raised."""
+    def attempt(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)``, or None after recording the :class:`SpecError` it raised."""
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         except SpecError as e:
             self.note(e)
             return None
@@ -421,7 +422,7 @@ class _Parser:
         if isinstance(v, str) and isinstance(node, yaml.ScalarNode) and origin_of(node) is not None:
             text = v.strip()
             tag = self.loader.resolve(yaml.ScalarNode, text, (True, False))
-            if tag != "tag:yaml.org,2002:str":
+            if tag != STR_TAG:
                 try:
                     return self.loader.construct_object(yaml.ScalarNode(tag, text), deep=True)
                 except (yaml.YAMLError, ValueError):
@@ -548,7 +549,7 @@ class _Parser:
             if k in unknown:
                 continue
             if k == "name":
-                name = self.attempt(lambda n: self.string(n, "name", "a non-empty string", nonempty=True), vnode) or name
+                name = self.attempt(self.string, vnode, "name", "a non-empty string", nonempty=True) or name
             elif k == "description":
                 description = "" if self.is_null(vnode) else self.attempt(self.string, vnode, "description") or ""
             elif k == "agent":
@@ -556,7 +557,7 @@ class _Parser:
             elif k == "model":
                 model = self.attempt(self.model, vnode) or model
             elif k == "config":
-                settings, config_nodes = self.config(vnode)
+                settings, config_nodes = self.attempt(self.config, vnode) or (settings, None)
             elif k == "scenarios":
                 pending = self.attempt(self.scenarios, vnode) or []
             else:  # a key a plugin owns
@@ -729,16 +730,14 @@ class _Parser:
                         got="nothing",
                     )
 
-    def config(self, node: yaml.Node) -> tuple[Settings, dict[str, tuple[yaml.Node, yaml.Node]] | None]:
-        """The settings and ``config:``'s entries; None for the entries when a key of it is wrong (its error is
-        recorded, and nothing is checked against settings that are not the ones written)."""
-        defaults = self.with_parts(Settings(), {}, {})
+    def config(self, node: yaml.Node) -> tuple[Settings, dict[str, tuple[yaml.Node, yaml.Node]]] | None:
+        """The settings and ``config:``'s entries, or None when something in it is wrong: every key's problem is
+        recorded (the checks between keys only once each reads well), and nothing is then checked against
+        settings that are not the ones written."""
         if self.is_null(node):
-            return defaults, {}
+            return self.with_parts(Settings(), {}, {}), {}
         before = len(self.errors)
-        m = self.attempt(self.mapping, node, "config")
-        if m is None:
-            return defaults, None
+        m = self.mapping(node, "config")
         owned = self.owned("config")
         unknown = self.unknown_keys(m, "config", (*CONFIG_KEYS, *self.part_keys(""), *owned))
         kw: dict[str, Any] = {}
@@ -747,13 +746,8 @@ class _Parser:
             if k not in unknown:
                 self.attempt(self.config_key, k, vnode, kw, parts, owned)
         if len(self.errors) > before:
-            return defaults, None
-        settings = self.attempt(self.with_parts, Settings(**kw), parts, m)
-        if settings is None:
-            return defaults, None
-        if self.attempt(self.check_config, settings, m) is None:
-            return settings, None
-        return settings, m
+            return None
+        return self.check_config(self.with_parts(Settings(**kw), parts, m), m), m
 
     def config_key(
         self, k: str, vnode: yaml.Node, kw: dict[str, Any], parts: dict[str, yaml.Node], owned: dict[str, str]
@@ -921,8 +915,8 @@ class _Parser:
             found = [c for c in columns if data.columns is not None and c in data.columns]
             if field_name not in m and found:
                 template.value.append((
-                    yaml.ScalarNode(_STR_TAG, field_name, dnode.start_mark, dnode.end_mark),
-                    yaml.ScalarNode(_STR_TAG, "{{ " + found[0] + " }}", dnode.start_mark, dnode.end_mark, '"'),
+                    yaml.ScalarNode(STR_TAG, field_name, dnode.start_mark, dnode.end_mark),
+                    yaml.ScalarNode(STR_TAG, "{{ " + found[0] + " }}", dnode.start_mark, dnode.end_mark, '"'),
                 ))
         before = len(self.errors)
         templates = Templates(self.loader, template)
@@ -936,7 +930,7 @@ class _Parser:
             return []
         return self.dataset_rows_read(templates, data, key)
 
-    def dataset_rows_read(self, templates: Templates, data: Any, key: str) -> list[_Pending]:
+    def dataset_rows_read(self, templates: Templates, data: Dataset, key: str) -> list[_Pending]:
         out: list[_Pending] = []
         for row in data.rows:
             try:
@@ -963,8 +957,8 @@ class _Parser:
             expected="an existing .csv or .jsonl file", got=name, suggestion=str(Path(name).parent / near) if near else None,
         )
 
-    def unknown_column(self, node: yaml.Node, key: str, column: str, data: Any) -> SpecError:
-        columns = list(data.columns)
+    def unknown_column(self, node: yaml.Node, key: str, column: str, data: Dataset) -> SpecError:
+        columns = list(data.columns or ())  # a CSV header: only CSV templates are checked against it
         best = closest(column, columns)
         did = f" Did you mean '{best}'?" if best else ""
         return SpecError(
@@ -979,13 +973,12 @@ class _Parser:
         m = self.mapping(node, key, "a scenario: a mapping with at least `input:`")
         before = len(self.errors)
         owned = self.owned("scenario")
-        for k, (knode, _) in m.items():
-            if k in kind_names() and k not in owned:  # else the key of the plugin that owns it
-                where = "`properties:` or `evaluator:`" if k in PROPERTY_CHECKS else "`evaluator:`"
-                self.note(self.err(knode, f"{key}.{k}", f"'{k}' is a check; put it under {where}."))
-        bad = {k for k in m if k in kind_names() and k not in owned}
+        misplaced = [k for k in m if k in kind_names() and k not in owned]  # else the key of the plugin that owns it
+        for k in misplaced:
+            where = "`properties:` or `evaluator:`" if k in PROPERTY_CHECKS else "`evaluator:`"
+            self.note(self.err(m[k][0], f"{key}.{k}", f"'{k}' is a check; put it under {where}."))
         valid = (*SCENARIO_KEYS, *owned)
-        bad |= self.unknown_keys({k: v for k, v in m.items() if k not in bad}, key, valid)
+        bad = {*misplaced, *self.unknown_keys({k: v for k, v in m.items() if k not in misplaced}, key, valid)}
         text = ""
         if "input" not in m and "input" not in {closest(k, valid) for k in bad}:
             self.note(self.err(
@@ -997,9 +990,9 @@ class _Parser:
             ))
         elif "input" in m:
             # A dataset row's input must say something: an empty cell is a mistake, not a test case.
+            inode = m["input"][1]
             text = self.attempt(
-                lambda n: self.string(n, f"{key}.input", "a string (the agent's input)", nonempty=origin_of(n) is not None),
-                m["input"][1],
+                self.string, inode, f"{key}.input", "a string (the agent's input)", nonempty=origin_of(inode) is not None
             ) or ""
         p = _Pending(key=key, line=_line(node), input=text)
         p.extensions = {k: self.extension("scenario", k, f"{key}.{k}", m[k][1]) for k in m if k in owned}
@@ -1011,7 +1004,7 @@ class _Parser:
         eval_checks: list[Check] | None = []
         if "evaluator" in m and prop_checks is not None:  # `evaluator: exact_match` may read a property
             eval_checks = self.attempt(self.evaluator, m["evaluator"][1], f"{key}.evaluator", pnodes)
-        if len(self.errors) > before or bad:
+        if len(self.errors) > before:  # every bad key was recorded too
             return None
         p.checks = (*(eval_checks or []), *(prop_checks or []))
         if not p.checks:
@@ -1021,7 +1014,7 @@ class _Parser:
     def scenario_fields(self, m: dict[str, tuple[yaml.Node, yaml.Node]], key: str, p: _Pending) -> None:
         """``name``, ``description``, ``witness`` and ``threshold`` of a scenario."""
         if "name" in m:
-            p.name = self.attempt(lambda n: self.string(n, f"{key}.name", "a non-empty string", nonempty=True), m["name"][1])
+            p.name = self.attempt(self.string, m["name"][1], f"{key}.name", "a non-empty string", nonempty=True)
             p.name_node = m["name"][1]
         if "description" in m and not self.is_null(m["description"][1]):
             p.description = self.attempt(self.string, m["description"][1], f"{key}.description") or ""

@@ -2,9 +2,9 @@
 
 Importing a user's module runs its code (a client that needs a key, a script without a ``__main__`` guard), so
 ``init`` reads source only: a module-level ``x = Agent(...)`` of the OpenAI Agents SDK, an object built by one of
-the frameworks the OpenTelemetry adapters know (their module prefixes: ``_otel.PROFILES``, the table ``detect``
-reads), or a function whose name says it answers (``answer``, ``support_agent``, ``chat``) and that takes the
-scenario input. Only ``agentassay init --agent`` imports, and only what it names, and only when its source
+the frameworks the OpenTelemetry adapters know (``_otel.framework_of``: the module prefixes of ``_otel.PROFILES``,
+the table ``detect`` reads), or a function whose name says it answers (``answer``, ``support_agent``, ``chat``)
+and that takes the scenario input. Only ``agentassay init --agent`` imports, and only what it names, and only when its source
 cannot tell.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..adapters._otel import PROFILES, apply_env_defaults, detect
+from ..adapters._otel import apply_env_defaults, detect, framework_of
 from ..adapters._resolve import AgentLoadError, import_entry, is_sdk_agent
 
 SDK = "openai-agents"
@@ -94,13 +94,6 @@ def _dotted(node: ast.expr, imports: dict[str, str]) -> str | None:
     return ".".join([root, *reversed(parts)]) if root else None
 
 
-def _framework(dotted: str) -> str | None:
-    for name, (_, prefixes) in PROFILES.items():
-        if any(dotted == p or dotted.startswith(p + ".") for p in prefixes):
-            return name
-    return None
-
-
 def _kind_of_call(call: ast.Call, imports: dict[str, str], frameworks: set[str]) -> str | None:
     """What an assignment's call builds: the SDK's Agent, a framework's agent object, or nothing we know."""
     dotted = _dotted(call.func, imports)
@@ -108,7 +101,7 @@ def _kind_of_call(call: ast.Call, imports: dict[str, str], frameworks: set[str])
         module, _, last = dotted.rpartition(".")
         if (module == "agents" or module.startswith("agents.")) and last == "Agent":
             return SDK
-        framework = _framework(dotted)
+        framework = framework_of(dotted)
         if framework is not None and any(w in last.lower() for w in AGENT_WORDS):
             return framework
     # builder.compile(): a LangGraph graph, in a module that imports langgraph
@@ -150,7 +143,7 @@ def _answers(name: str) -> bool:
 def scan_module(tree: ast.Module, module: str, file: str = "") -> list[Candidate]:
     """The candidates of one parsed module, by module-level assignment or function definition."""
     imports = _imports(tree)
-    frameworks = {f for f in (_framework(v) for v in imports.values()) if f}
+    frameworks = {f for f in (framework_of(v) for v in imports.values()) if f}
     found: list[Candidate] = []
     used: set[str] = set()  # names in another agent's call (handoffs, sub-agents, a builder): not entries
     for node in tree.body:

@@ -17,11 +17,9 @@ from ..._errors import ExitCode
 from ..._features.plan._estimate import Plan, estimate
 from ..._gate import GatePlan
 from ..._plugins import Plugins
-from ..._results import load_results, refuse_aborted
-from ..._runner._run import suite_info
 from ..._spec import load_suite
 from ..._visible import visible
-from ._run import _handle_errors, _not_a_shard, _overrides, _same_suite, plugin_option
+from ._run import _handle_errors, _overrides, load_baseline, plugin_option
 
 
 def _model(suite: Any, baseline: Any) -> dict[str, Any]:
@@ -93,12 +91,8 @@ def plan(
     loaded = _overrides(loaded, trials=trials, method=method)  # as `check` applies them
     if baseline is None and loaded.settings.baseline is not None and Path(loaded.settings.baseline).is_file():
         baseline = Path(loaded.settings.baseline)
-    base = load_results(baseline) if baseline is not None else None
+    base = load_baseline(baseline, loaded) if baseline is not None else None  # as `check` refuses one
     names = tuple(s.name for s in loaded.scenarios)
-    if base is not None and baseline is not None:
-        refuse_aborted(base, baseline, "baseline")
-        _not_a_shard(base, baseline, "baseline")
-        _same_suite(list(names), suite_info(loaded), base, baseline)
     gate = GatePlan(loaded.settings, names, baseline=base)  # the levels plugins' tests take, as a check's
     plugins.for_plan(gate).call("agentassay_plan", plan=gate)
     result = estimate(

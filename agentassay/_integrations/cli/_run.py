@@ -172,6 +172,16 @@ def _same_suite(names: list[str], suite: dict[str, Any], baseline: Any, path: Pa
     )
 
 
+def load_baseline(path: Path, suite: Any) -> Any:
+    """The baseline results file a check of ``suite`` compares with: refused when it reached no decision (issue 22,
+    defect 11), is one shard, or shares no scenario with the suite (exit 3)."""
+    baseline = load_results(path)
+    refuse_aborted(baseline, path, "baseline")
+    _not_a_shard(baseline, path, "baseline")
+    _same_suite([s.name for s in suite.scenarios], suite_info(suite), baseline, path)
+    return baseline
+
+
 def plugin_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``-p MODULE`` (repeatable): load a plugin module; ``-p no:NAME`` blocks one, built-ins included."""
     return click.option(
@@ -266,12 +276,7 @@ def _execute(
             )
             return ExitCode.USAGE
         baseline_path = Path(suite.settings.baseline)
-    baseline = load_results(baseline_path) if baseline_path is not None else None
-    if baseline is not None and baseline_path is not None:
-        refuse_aborted(baseline, baseline_path, "baseline")  # it reached no decision (issue 22, defect 11)
-        _not_a_shard(baseline, baseline_path, "baseline")
-
-        _same_suite([s.name for s in suite.scenarios], suite_info(suite), baseline, baseline_path)
+    baseline = load_baseline(baseline_path, suite) if baseline_path is not None else None
     if opts["output"] is not None:
         check_writable(opts["output"])  # before the first trial: an unwritable -o would lose the verdict
     prior = load_results(warm_start) if warm_start is not None else None

@@ -358,9 +358,10 @@ class Action:
         without, without_it = ("recorded without pooling",) * 2 if pooling else ("ran without a baseline", "ran without it")
         if self.inputs.baseline_file:  # a results file at hand (a previous step, or committed)
             path = Path(self.inputs.baseline_file)
-            baseline = load_results(path if path.is_absolute() else self.ctx.workspace / path)
+            found = path if path.is_absolute() else self.ctx.workspace / path
+            baseline = load_results(found)
             refuse_aborted(baseline, path, "baseline")
-            self.keep_baseline(baseline, path if path.is_absolute() else self.ctx.workspace / path)
+            self.keep_baseline(baseline, found)
             self.outcome.baseline_info = f"file `{self.inputs.baseline_file}`"  # the comment prints "Baseline: "
             self.baseline_source = f"baseline-file {self.inputs.baseline_file}"
             return baseline

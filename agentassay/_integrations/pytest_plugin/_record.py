@@ -92,7 +92,8 @@ def verdict_report(
     word = f["verdict"].upper()
     counts = f"{f['passes']}/{f['trials']} passed, 95% interval {_interval(f)}, {_stopped(f)} of {spec.trials} trials"
     against = f"; baseline {f['baseline']}" if f["baseline"] else ""
-    lines = [explanation_of(s), f"{counts}{against}."]
+    why = explanation_of(s)
+    lines = [why, f"{counts}{against}."]
     reasons = list(s.failure_reasons().items())
     if reasons:
         lines.append("most common failures:")
@@ -110,7 +111,6 @@ def verdict_report(
         longrepr = f"{word}: {text}" if not text.startswith(word) else text
     elif outcome == "skipped":
         _, lineno, _ = item.location
-        why = explanation_of(s)
         longrepr = (str(item.path), (lineno or 0) + 1, f"Skipped: INCONCLUSIVE: {counts}. {why}".rstrip())
     properties: list[tuple[str, Any]] = [
         ("verdict", f["verdict"]),

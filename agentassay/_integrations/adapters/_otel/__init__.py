@@ -27,18 +27,24 @@ PROFILES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def _owns(prefixes: tuple[str, ...], obj: Any) -> bool:
-    for cls in type(obj).__mro__:
-        module = getattr(cls, "__module__", "") or ""
-        if any(module == p or module.startswith(p + ".") for p in prefixes):
-            return True
-    return False
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def framework_of(dotted: str) -> str | None:
+    """The framework whose modules hold ``dotted`` (a module or a name in one, e.g. ``crewai.Crew``), or None:
+    what ``agentassay init`` reads from an agent's imports without importing them."""
+    for name, (_, prefixes) in PROFILES.items():
+        if _within(dotted, prefixes):
+            return name
+    return None
 
 
 def detect(obj: Any) -> str | None:
     """The framework whose object this is (its type's modules), or None."""
+    modules = [getattr(cls, "__module__", "") or "" for cls in type(obj).__mro__]
     for name, (_, prefixes) in PROFILES.items():
-        if prefixes and _owns(prefixes, obj):
+        if any(_within(m, prefixes) for m in modules):
             return name
     return None
 
@@ -61,4 +67,4 @@ def apply_env_defaults() -> None:
             os.environ.setdefault(key, value)
 
 
-__all__ = ["PROFILES", "Profile", "apply_env_defaults", "detect", "load_profile"]
+__all__ = ["PROFILES", "Profile", "apply_env_defaults", "detect", "framework_of", "load_profile"]

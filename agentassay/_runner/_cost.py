@@ -92,6 +92,19 @@ def price_source(model: str | None, provider: str | None, prices: dict[str, dict
     return None
 
 
+def unpriced_message(model: str, provider: str | None, why: str) -> str:
+    """Why ``model``'s trials have no USD (``why``: what that stops), and the fix, in the words a user acts on."""
+    table = table_version()
+    where = f"the price table ({table})" if table else "the price table (genai-prices, on Python >= 3.11)"
+    of = f" for provider '{provider}'" if provider and provider != "openai-compatible" else ""
+    return (
+        f"model '{model}' has no price: {where} does not list it{of} and config.prices has "
+        f"no entry for it, so {why}. Add its price in USD per million "
+        f"tokens to the suite, e.g. `config: {{prices: {{\"{model}\": {{input: 0.40, output: 1.60}}}}}}` "
+        '(or `"*"` for any model); docs/prices.md.'
+    )
+
+
 def usd_for(
     input_tokens: float,
     output_tokens: float,

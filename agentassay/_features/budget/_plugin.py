@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..._plugins._hookspecs import hookimpl
 from ..._plugins._stash import StashKey
-from ..._runner._cost import OFFLINE, OFFLINE_NOTE, price_source, table_version
+from ..._runner._cost import OFFLINE, OFFLINE_NOTE, price_source, unpriced_message
 from ..._runner._run import adapter_model
 from ..._spec import SpecError
 from ._settings import BudgetSettings
@@ -30,19 +30,7 @@ if TYPE_CHECKING:
 NAME = "budget"
 SPENT = StashKey[float]()  # USD of the run's finished trials, every phase
 UNPRICED = StashKey[str]()  # the first model no price applies to (named once)
-
-
-def unpriced_message(model: str, provider: str | None) -> str:
-    """Why a budget cannot count a model's trials, and the fix, in the words a user acts on."""
-    table = table_version()
-    where = f"the price table ({table})" if table else "the price table (genai-prices, on Python >= 3.11)"
-    of = f" for provider '{provider}'" if provider and provider != "openai-compatible" else ""
-    return (
-        f"model '{model}' has no price: {where} does not list it{of} and config.prices has "
-        "no entry for it, so the budget cannot count what its trials cost. Add its price in USD per million "
-        f"tokens to the suite, e.g. `config: {{prices: {{\"{model}\": {{input: 0.40, output: 1.60}}}}}}` "
-        '(or `"*"` for any model); docs/prices.md.'
-    )
+BUDGET_WHY = "the budget cannot count what its trials cost"
 
 
 @hookimpl
@@ -60,7 +48,7 @@ def agentassay_prepare(run: Run) -> None:
     named = isinstance(name, str) and name and not name.endswith(":default")  # "openai:default": the SDK's own
     if named and source is None:
         path = str(run.suite.path) if run.suite.path is not None else None
-        raise SpecError(unpriced_message(name, provider), file=path, key="config.budget_usd")
+        raise SpecError(unpriced_message(name, provider, BUDGET_WHY), file=path, key="config.budget_usd")
 
 
 @hookimpl
@@ -73,7 +61,7 @@ def agentassay_trial_finished(run: Run, phase: Phase, outcome: TrialOutcome, tra
         if provider != OFFLINE:
             model = trace.metadata.model or "(not reported by the trace)"
             run.stash[UNPRICED] = model
-            run.note(f"stopped at the budget's first unpriced trial (config.budget_usd): {unpriced_message(model, provider)}")
+            run.note(f"stopped at the budget's first unpriced trial (config.budget_usd): {unpriced_message(model, provider, BUDGET_WHY)}")
             run.hold(f"the budget: model '{model}' has no price")
             return
     spent = run.stash[SPENT] = run.stash.get(SPENT, 0.0) + (outcome.usd or 0.0)

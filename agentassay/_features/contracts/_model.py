@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 from ..._config_check import KeyLines, closest
 from ..._evaluators import Where, resolve
 from ..._limits import PatternTimeout, compile_pattern, doing, regex_error
+from ..._runner._cost import OFFLINE, price_source, unpriced_message
 from ..._spec import Check as SpecCheck
 from ..._spec import Extension, Scenario, SpecError, Suite
 from ..._traces import Action, Step, Trace
@@ -649,16 +650,25 @@ class _Parser:
         return _Built(f"max_tokens {limit}", check)
 
     def _max_usd(self, value: Any, key: str) -> _Built:
+        """A trial's USD comes from config.prices, else the maintained table (issue 25): a named hosted model
+        needs no configuration. What cannot be priced is said at load time when the suite names the model."""
         limit = self._count(value, key, integer=False)
-        if not self.suite.settings.prices:
+        model, prices = self.suite.model, self.suite.settings.prices
+        source = price_source(model.name, model.provider, prices)
+        if source is not None and source.kind == OFFLINE:
             raise self.error(
-                key, "max_usd needs config.prices: without a price table no trial has a cost in USD"
+                key,
+                "max_usd: the offline simulator's trials cost nothing, so no trial has a cost in USD. Name the "
+                "hosted model (model.provider and model.name: the price table prices known models), or add "
+                'config.prices (`"*"` prices any model, the simulator too)',
             )
+        if source is None and model.name:
+            raise self.error(key, "max_usd: " + unpriced_message(model.name, model.provider, "max_usd cannot be checked"))
 
         def check(view: TraceView) -> Violation | None:
             usd = view.trace.cost.usd
             if usd is None:
-                return Violation("trace: no cost in USD", "the trace's model has no price in config.prices")
+                return Violation("trace: no cost in USD", "the trace's model has no price in config.prices or the price table")
             return None if usd <= limit else Violation(f"trace: ${usd:.6f}", f"above max_usd ${limit}")
 
         return _Built(f"max_usd {limit}", check)

@@ -30,7 +30,7 @@ from typing import Any
 from ..._errors import AgentAssayError
 from ..._evaluators import EvalResult
 from ..._integrations.adapters._base import describe_exception
-from ..._runner._cost import price_usd
+from ..._runner._cost import OFFLINE, price_source, price_usd
 from ..._runner._retry import backoff, is_transient
 from ..._traces import Cost, Trace, TraceStore
 from ._attribution import Attribution, attribution
@@ -235,6 +235,9 @@ class Judge:
         self.config = config
         self.cache: Cache = cache if cache is not None else MemoryCache()
         self.prices = prices or {}
+        # config.prices, else the maintained table (issue 25): a known judge model needs no configuration.
+        source = price_source(config.label, config.model.provider, self.prices)
+        self.priced = source is not None and source.kind != OFFLINE  # a scripted judge stays unpriced
         self.retries = retries
         self.grader = grader or make_grader(config, timeout=timeout, search=search or [os.getcwd()])
         self._sleep = sleep
@@ -273,7 +276,7 @@ class Judge:
                 hits += 1
             grades.append(answer.grade)
             reasons.append(answer.reason)
-        usd = price_usd(Cost(tin, tout), cfg.label, self.prices) if self.prices else None
+        usd = price_usd(Cost(tin, tout), cfg.label, self.prices, cfg.model.provider)
         passes = tuple(cfg.passes(g) for g in grades)
         if error is not None:
             return TraceGrade(
@@ -506,4 +509,4 @@ def grade_traces(
     finally:
         if opened is not None:
             opened.close()
-    return grades, JudgeStats.of(grades, priced=bool(prices))
+    return grades, JudgeStats.of(grades, priced=judge.priced)

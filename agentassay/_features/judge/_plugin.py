@@ -137,12 +137,14 @@ def agentassay_results_sections(run: Run) -> dict[str, Any] | None:
     state: _State | None = run.stash.get(STATE, None)
     if state is None or not state.grades:
         return None
-    priced = bool(run.settings.prices)
+    priced_by = {config: judge.priced for config, judge in state.judges.items()}  # config.prices or the table
+    priced = bool(run.settings.prices) or any(priced_by.values())
     with state.lock:
         per = {name: dict(by_trial) for name, by_trial in state.grades.items()}
         other = list(state.other)
     scenarios = {
-        name: _scenario_info(state.configs[name], by_trial, priced) for name, by_trial in per.items()
+        name: _scenario_info(state.configs[name], by_trial, priced_by.get(state.configs[name], priced))
+        for name, by_trial in per.items()
     }
     target = [g for by_trial in per.values() for g in by_trial.values() if g is not None]
     everything = JudgeStats.of(target + other, priced=priced)

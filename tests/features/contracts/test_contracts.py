@@ -92,9 +92,11 @@ def suite_text(
     *,
     config: str = "",
     input: str = "change my seat to 14C",
+    model: str = "",
 ) -> str:
     return (
         "name: t\nagent: tests._support.fixture_agents:always_ok\n"
+        + model
         + (f"config:\n{config}" if config else "")
         + (f"contracts:\n{contracts}" if contracts else "")
         + f"scenarios:\n  - name: s\n    input: {json.dumps(input)}\n    evaluator: {{contains: x}}\n"
@@ -316,8 +318,21 @@ def test_bounds() -> None:
     (usd,) = contracts_of(priced)
     assert usd.evaluate("x", long).reason == "above max_usd $0.0005"  # type: ignore[union-attr]
     assert usd.evaluate("x", trace(usd=None)).text.startswith("trace: no cost in USD")  # type: ignore[union-attr]
-    with pytest.raises(SpecError, match=r"max_usd needs config\.prices"):
+    with pytest.raises(SpecError, match=r"max_usd: the offline simulator's trials cost nothing"):
         one("max_usd: 1")
+
+
+def test_max_usd_prices_a_named_hosted_model_from_the_table() -> None:
+    """Issue 25: no config.prices for a model the maintained table knows; one it does not is named at load."""
+    pytest.importorskip("genai_prices")
+    hosted = suite_text("  - max_usd: 0.0005\n", model="model: {provider: openai, name: gpt-4.1-mini}\n")
+    (usd,) = contracts_of(hosted)
+    assert usd.evaluate("x", trace(usd=0.0001)) is None
+    assert usd.evaluate("x", trace(usd=0.001)).reason == "above max_usd $0.0005"  # type: ignore[union-attr]
+    unknown = suite_text("  - max_usd: 1\n", model="model: {provider: openai-compatible, name: my-model-7b, "
+                         "base_url: 'http://127.0.0.1:9/v1', api_key_env: K}\n")
+    with pytest.raises(SpecError, match=r"max_usd: model 'my-model-7b' has no price.*max_usd cannot be checked"):
+        contracts_of(unknown)
 
 
 def test_output_schema() -> None:

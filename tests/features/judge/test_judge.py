@@ -260,6 +260,25 @@ def test_one_key_is_graded_once_under_concurrent_asks() -> None:
     assert sum(g.calls for g in out) == 3 and sum(g.hits for g in out) == 8 * 3 - 3
 
 
+def test_a_hosted_judge_model_is_priced_by_the_table_with_no_config_prices() -> None:
+    """Issue 25: the judge's tokens are priced like the agent's: config.prices, else the maintained table."""
+    pytest.importorskip("genai_prices")
+    from agentassay._runner._cost import usd_for
+
+    def grader(request: Any, seed: int) -> Reply:
+        return Reply(value=(True, "ok"), input_tokens=1_000, output_tokens=100)
+
+    hosted = JudgeConfig(RUBRIC, ModelConfig("openai", name="gpt-4.1-mini"))
+    judge = Judge(hosted, grader=grader)
+    grade = judge.grade(SEAT, _trace("14C"))
+    table = usd_for(1_000, 100, "gpt-4.1-mini", {}, "openai")
+    assert judge.priced and table and grade.usd == pytest.approx(table)
+    mine = Judge(hosted, grader=grader, prices={"gpt-4.1-mini": {"input": 1.0, "output": 1.0}})
+    assert mine.grade(SEAT, _trace("14C")).usd == pytest.approx(1_100 / 1e6)  # config.prices wins
+    unknown = Judge(JudgeConfig(RUBRIC, ModelConfig("openai", name="my-judge-7b")), grader=grader)
+    assert not unknown.priced and unknown.grade(SEAT, _trace("14C")).usd is None  # unpriced, never free
+
+
 def test_cache_key_covers_content_tools_rubric_and_model() -> None:
     seen: list[int] = []
 

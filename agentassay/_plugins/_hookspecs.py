@@ -79,6 +79,13 @@ def agentassay_prepare(run: Run) -> Prepared | None:
 
 
 @hookspec
+def agentassay_start(run: Run) -> None:
+    """Every plan is applied (``agentassay_prepare``'s changes too) and each scenario's test is built
+    (``run.states``); no trial has started. Say what the run is about to do (``run.say``): a check's cost
+    estimate. A failure here disables the plugin and is a note; the run goes on."""
+
+
+@hookspec
 def agentassay_trial_checks(run: Run, phase: Phase, state: ScenarioState, index: int, trace: Trace) -> None:
     """A trial's agent call returned and the scenario's evaluator graded it: run per-trial checks of what the
     suite supplies (a plugin's expressions over the trace). Called in the trial's check thread,

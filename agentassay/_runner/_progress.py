@@ -10,6 +10,13 @@ from typing import TextIO
 from .._visible import visible
 
 
+def announce(text: str, stream: TextIO | None = None) -> None:
+    """One line before the progress lines start (``Run.say``), in their format."""
+    out = stream or sys.stderr
+    out.write(f"[agentassay] {visible(text)}\n")  # built from names a suite or a results file chose
+    out.flush()
+
+
 class Progress:
     """Reports trials finished and scenarios decided.
 

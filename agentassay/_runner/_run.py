@@ -31,7 +31,7 @@ from .._traces import Trace, TraceStore
 from ._cost import load_table
 from ._engine import Engine, EngineOutcome, ScenarioState, run_engine
 from ._identity import identity
-from ._progress import Progress
+from ._progress import Progress, announce
 from ._signals import SignalLatch
 
 if TYPE_CHECKING:
@@ -235,6 +235,12 @@ class Run:
     def note(self, text: str) -> None:
         """A note in the results file (and the report) that a reviewer should read."""
         self.notes.append(text)
+
+    def say(self, text: str) -> None:
+        """A line for the person watching the run (stderr, as progress lines are; nothing with ``-q``): what a
+        plugin wants read *before* the results exist, such as the cost estimate of a check."""
+        if self.options.progress:
+            announce(text)
 
     def hold(self, reason: str) -> None:
         """Start no new trial from now on (those in flight finish); not an interruption."""

@@ -98,6 +98,7 @@ def run_suite(
         hooks.call("agentassay_plan", plan=run.plan, propagate=before)
         run.prepared(hooks.call("agentassay_prepare", run=run, propagate=before))
         run.start()
+        hooks.call("agentassay_start", run=run)
         run.run_target()
         run.after_trials(hooks)
         run.add_sections(hooks.call("agentassay_results_sections", run=run))

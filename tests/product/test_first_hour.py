@@ -193,6 +193,10 @@ def test_the_first_hour(tmp_path: Path) -> None:
                           "--no-store", "--budget-usd", "5")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "decision: BLOCK" in done.stdout
+    # ... and it said what it was about to spend before its first trial, priced by the table.
+    said = done.stderr.split("[agentassay] estimate (agentassay plan): ", 1)
+    assert len(said) == 2 and "[agentassay " not in said[0], done.stderr[:2000]
+    assert "at the 95th percentile (genai-prices" in said[1].splitlines()[0]
     results = json.loads((folder / "results.json").read_text())
     verdicts = {s["name"]: s["verdict"] for s in results["scenarios"]}
     refunds = [name for name in verdicts if name.startswith("refund_")]

@@ -89,6 +89,20 @@ class Plan:
             out["usd_p95"] = round(sum(s.p95 * (s.usd_per_trial or 0.0) for s in self.scenarios), 8)
         return out
 
+    def summary(self) -> str:
+        """One line: the totals a check is about to spend (printed before its first trial)."""
+        t = self.totals()
+        line = (
+            f"{t['expected_trials']:,.0f} candidate trials expected, {t['p95_trials']:,} at the 95th percentile "
+            f"(cap {t['cap']:,})"
+        )
+        if t["usd_expected"] is not None:
+            where = f" ({self.prices}{f' for {self.model}' if self.model else ''})" if self.prices else ""
+            line += f"; ${t['usd_expected']:.4f} expected, ${t['usd_p95']:.4f} at the 95th percentile{where}"
+        else:
+            line += "; USD unknown (no price for the model, or no tokens in the baseline: see the results' notes)"
+        return line
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "method": "exact",

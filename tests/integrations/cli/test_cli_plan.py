@@ -56,6 +56,28 @@ def test_plan_then_check_uses_at_most_the_95th_percentile(
     assert "**Estimate vs actual:**" in comment and f"used {sum(used.values())}" in comment
 
 
+def test_check_says_its_estimate_before_its_first_trial(
+    baseline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The person watching a check (or an Action's log) reads what it will spend before it spends it: the
+    line comes before every progress line, and its figures are the ones the results' plan section records."""
+    out = tmp_path / "v1.json"
+    assert main(["check", str(CS), "--baseline", str(baseline), "--no-store", "-o", str(out)]) in (0, 2)
+    lines = capsys.readouterr().err.splitlines()
+    said = [i for i, line in enumerate(lines) if line.startswith("[agentassay] estimate (agentassay plan): ")]
+    progress = [i for i, line in enumerate(lines) if line.startswith("[agentassay ") and "s] " in line]
+    assert len(said) == 1 and progress and said[0] < progress[0], lines[:5]
+    recorded = load_results(out).sections["plan"]["scenarios"]
+    expected = sum(s["expected_trials"] for s in recorded.values())
+    p95 = sum(s["p95_trials"] for s in recorded.values())
+    usd = sum(s["usd_expected"] for s in recorded.values())
+    assert f"{expected:,.0f} candidate trials expected, {p95:,} at the 95th percentile" in lines[said[0]]
+    assert f"${usd:.4f} expected" in lines[said[0]] and "(config.prices" in lines[said[0]]
+    # -q: nothing on stderr, the estimate still recorded.
+    assert main(["check", str(CS), "--baseline", str(baseline), "--no-store", "-q", "-o", str(out)]) in (0, 2)
+    assert "estimate" not in capsys.readouterr().err and load_results(out).sections["plan"]["scenarios"]
+
+
 def test_plan_without_a_baseline_is_rougher_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(CS)]) == 0
     text = capsys.readouterr().out

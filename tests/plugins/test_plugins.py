@@ -214,6 +214,31 @@ def test_a_plugin_that_raises_is_named_and_every_trial_is_kept(site: Path, tmp_p
     assert any("needs manual review" in n for n in data["notes"])
 
 
+SAYS = """\
+from agentassay._plugins import hookimpl
+
+
+@hookimpl
+def agentassay_start(run):
+    run.say(f"about to run {len(run.states)} scenarios")
+    raise RuntimeError("boom before the first trial")
+"""
+
+
+def test_agentassay_start_says_before_the_first_trial_and_its_failure_is_a_note(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install(site, "says", SAYS)
+    suite, out = suite_file(tmp_path), tmp_path / "r.json"
+    main(["run", str(suite), "-o", str(out), "--no-store"])
+    err = capsys.readouterr().err.splitlines()
+    said = err.index("[agentassay] about to run 2 scenarios")
+    assert all(not line.startswith("[agentassay ") for line in err[:said])  # before any progress line
+    data = json.loads(out.read_text())
+    assert sum(len(s["trials"]) for s in data["scenarios"]) == 60  # the run went on
+    assert any("raised in agentassay_start: RuntimeError: boom before the first trial" in n for n in data["notes"])
+
+
 def test_a_plugin_owns_a_suite_key_and_validates_it(
     site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -16,7 +16,8 @@ import yaml
 from agentassay._integrations.adapters import load_adapter
 from agentassay._integrations.cli import main
 from agentassay._spec._model import ModelConfig
-from agentassay._traces import Action, Trace, TraceStore
+from agentassay._traces import Action, Step, Trace, TraceStore
+from examples.customer_service.airline import OUT_OF_SCOPE
 
 ROOT = Path(__file__).resolve().parents[2]
 SEAT_Q = "I'd like to change my seat to {seat}. My confirmation number is ABC123."
@@ -58,6 +59,52 @@ def check_seat_steps(trace: Trace, seat: str, triage: str, seat_agent: str) -> N
     assert call.output == f"Updated seat to {seat} for confirmation number ABC123."
     assert respond.agent == seat_agent and seat in trace.output
     assert trace.cost.input_tokens > 0 and trace.cost.output_tokens > 0
+
+
+Trial = Callable[[str, int], Trace]  # (question, seed) -> one offline trial's trace
+
+
+def offline_trial(entry: str) -> Trial:
+    """One offline trial of the example ``entry`` (``run_with_spans`` without the spans)."""
+    return lambda question, seed: run_with_spans(offline_adapter(entry), question, seed)[0]
+
+
+def check_faq_and_direct_answer(trial: Trial, triage: str, faq_agent: str, seed: int) -> None:
+    """A baggage question goes to the FAQ agent's tool with the question as argument; a hotel booking is
+    answered by triage alone, with the out-of-scope answer."""
+    faq = trial("How much baggage can I bring?", seed)
+    assert [(s.action, s.agent) for s in faq.steps] == [
+        (Action.HANDOFF, triage), (Action.CALL_TOOL, faq_agent), (Action.RESPOND, faq_agent),
+    ]
+    assert faq.steps[0].target == faq_agent
+    assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
+    direct = trial("Can you book me a hotel in Paris for tonight?", seed)
+    assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, triage)]
+    assert direct.output == OUT_OF_SCOPE
+
+
+def check_hand_back(trial: Trial, triage: str, faq_agent: str, seed: int = 2) -> Trace:
+    """The FAQ agent answers with its tool, then hands back to triage, which answers."""
+    trace = trial("How much baggage can I bring? And something else.", seed)
+    assert [(s.action, s.agent, s.target) for s in trace.steps] == [
+        (Action.HANDOFF, triage, faq_agent),
+        (Action.CALL_TOOL, faq_agent, None),
+        (Action.HANDOFF, faq_agent, triage),
+        (Action.RESPOND, triage, None),
+    ]
+    assert trace.output.startswith("Thanks for waiting.")
+    return trace
+
+
+BAD_SEAT_Q = "Please change my seat, confirmation ABC123."  # no seat: the seat agent's update_seat raises
+
+
+def check_failing_tool(trace: Trace, seat_agent: str) -> Step:
+    """The update_seat call that raised carries the tool's error, without a traceback."""
+    call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
+    assert (call.agent, call.tool) == (seat_agent, "update_seat")
+    assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
+    return call
 
 
 def concurrent_seat_trials(adapter: Any, check_seat_trace: Callable[[Trace, str], None], seed: int = 0) -> list[Trace]:

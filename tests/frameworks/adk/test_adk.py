@@ -20,13 +20,18 @@ from agentassay._integrations.adapters._otel import PROFILES, detect, load_profi
 from agentassay._integrations.adapters._otel._adk import HANDOFF_TOOL, agents_of, result_value
 from agentassay._integrations.importers import import_spans
 from agentassay._traces import Action, Trace
-from examples.customer_service.airline import OUT_OF_SCOPE, TRIAGE_INSTRUCTIONS_V1, faq_lookup_tool
+from examples.customer_service.airline import TRIAGE_INSTRUCTIONS_V1, faq_lookup_tool
 from examples.frameworks.adk._workflow import FAQ, SEAT, TRIAGE, build_triage_agent
 from tests._support.frameworks import (
+    BAD_SEAT_Q,
     SEAT_Q,
+    check_failing_tool,
+    check_faq_and_direct_answer,
+    check_hand_back,
     check_seat_steps,
     concurrent_seat_trials,
     offline_adapter,
+    offline_trial,
     run_then_check_blocks,
     run_with_spans,
 )
@@ -35,11 +40,6 @@ ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "examples" / "frameworks" / "adk" / "agentassay.yml"
 V1 = "examples.frameworks.adk.v1:agent"
 V2 = "examples.frameworks.adk.v2:agent"
-
-
-@pytest.fixture(autouse=True)
-def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
 
 
 def check_seat_trace(trace: Trace, seat: str) -> None:
@@ -97,36 +97,20 @@ def test_fix_spans_turns_the_transfer_tool_into_handoffs_and_unwraps_results() -
 
 
 def test_faq_and_a_direct_answer_offline() -> None:
-    faq, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring?", seed=4)
-    assert [(s.action, s.agent) for s in faq.steps] == [
-        (Action.HANDOFF, TRIAGE), (Action.CALL_TOOL, FAQ), (Action.RESPOND, FAQ),
-    ]
-    assert faq.steps[0].target == FAQ
-    assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
-    direct, _ = run_with_spans(offline_adapter(V1), "Can you book me a hotel in Paris for tonight?", seed=4)
-    assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE)]
-    assert direct.output == OUT_OF_SCOPE
+    check_faq_and_direct_answer(offline_trial(V1), TRIAGE, FAQ, seed=4)
 
 
 def test_a_specialist_hands_back_to_triage() -> None:
-    trace, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring? And something else.", seed=2)
-    assert [(s.action, s.agent, s.target) for s in trace.steps] == [
-        (Action.HANDOFF, TRIAGE, FAQ),
-        (Action.CALL_TOOL, FAQ, None),
-        (Action.HANDOFF, FAQ, TRIAGE),
-        (Action.RESPOND, TRIAGE, None),
-    ]
+    trace = check_hand_back(offline_trial(V1), TRIAGE, FAQ)
     assert trace.output.startswith("Thanks for waiting. You are allowed to bring one bag")
 
 
 def test_a_failing_tool_ends_the_run_with_the_calls_error() -> None:
     """ADK does not hand a tool's exception to the model: the run fails, the call carries the error."""
     with pytest.raises(AgentRunError) as failed:
-        run_with_spans(offline_adapter(V1), "Please change my seat, confirmation ABC123.", seed=2)
+        offline_trial(V1)(BAD_SEAT_Q, 2)
     trace = failed.value.trace
-    call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
-    assert (call.agent, call.tool) == (SEAT, "update_seat")
-    assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
+    check_failing_tool(trace, SEAT)
     assert trace.steps[-1].action is Action.ERROR and "invalid seat" in (trace.error or "")
 
 

@@ -27,7 +27,6 @@ from agentassay._integrations.importers import import_spans
 from agentassay._traces import Action, Trace
 from examples.customer_service.airline import (
     FAQ_AGENT,
-    OUT_OF_SCOPE,
     SEAT_AGENT,
     TRIAGE_AGENT,
     TRIAGE_INSTRUCTIONS_V1,
@@ -35,10 +34,14 @@ from examples.customer_service.airline import (
 )
 from examples.frameworks.agno._workflow import build_team
 from tests._support.frameworks import (
+    BAD_SEAT_Q,
     SEAT_Q,
+    check_failing_tool,
+    check_faq_and_direct_answer,
     check_seat_steps,
     concurrent_seat_trials,
     offline_adapter,
+    offline_trial,
     run_then_check_blocks,
     run_with_spans,
 )
@@ -48,11 +51,6 @@ SUITE = ROOT / "examples" / "frameworks" / "agno" / "agentassay.yml"
 V1 = "examples.frameworks.agno.v1:team"
 V2 = "examples.frameworks.agno.v2:team"
 COORDINATE = "tests.frameworks.agno._coordinate:team"
-
-
-@pytest.fixture(autouse=True)
-def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
 
 
 def check_seat_trace(trace: Trace, seat: str) -> None:
@@ -150,22 +148,11 @@ def test_fix_spans_on_a_broadcast_and_on_an_unknown_member() -> None:
 
 
 def test_faq_and_a_direct_answer_offline() -> None:
-    faq, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring?", seed=3)
-    assert [(s.action, s.agent) for s in faq.steps] == [
-        (Action.HANDOFF, TRIAGE_AGENT), (Action.CALL_TOOL, FAQ_AGENT), (Action.RESPOND, FAQ_AGENT),
-    ]
-    assert faq.steps[0].target == FAQ_AGENT
-    assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
-    direct, _ = run_with_spans(offline_adapter(V1), "Can you book me a hotel in Paris for tonight?", seed=3)
-    assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE_AGENT)]
-    assert direct.output == OUT_OF_SCOPE
+    check_faq_and_direct_answer(offline_trial(V1), TRIAGE_AGENT, FAQ_AGENT, seed=3)
 
 
 def test_a_failing_tool_is_the_calls_error() -> None:
-    trace, _ = run_with_spans(offline_adapter(V1), "Please change my seat, confirmation ABC123.", seed=2)
-    call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
-    assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
-    assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
+    check_failing_tool(offline_trial(V1)(BAD_SEAT_Q, 2), SEAT_AGENT)
 
 
 def test_a_run_agno_reports_as_failed_is_the_trials_error() -> None:

@@ -23,13 +23,18 @@ from agentassay._integrations.adapters._otel._autogen import NATIVE, fresh
 from agentassay._integrations.adapters._otel._spans import attrs
 from agentassay._integrations.importers import import_spans
 from agentassay._traces import Action, Trace
-from examples.customer_service.airline import OUT_OF_SCOPE, TRIAGE_INSTRUCTIONS_V1, faq_lookup_tool
+from examples.customer_service.airline import TRIAGE_INSTRUCTIONS_V1, faq_lookup_tool
 from examples.frameworks.autogen._workflow import FAQ, MODEL, SEAT, TRIAGE, build_swarm
 from tests._support.frameworks import (
+    BAD_SEAT_Q,
     SEAT_Q,
+    check_failing_tool,
+    check_faq_and_direct_answer,
+    check_hand_back,
     check_seat_steps,
     concurrent_seat_trials,
     offline_adapter,
+    offline_trial,
     run_then_check_blocks,
     run_with_spans,
 )
@@ -43,11 +48,6 @@ V2 = "examples.frameworks.autogen.v2:swarm"
 def a_swarm() -> Any:
     """v1's swarm with a client of its own (OpenAI's client wants a key when it is built)."""
     return build_swarm(TRIAGE_INSTRUCTIONS_V1, OpenAIChatCompletionClient(model=MODEL, api_key="test"))
-
-
-@pytest.fixture(autouse=True)
-def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
 
 
 def check_seat_trace(trace: Trace, seat: str) -> None:
@@ -124,33 +124,15 @@ def test_without_the_run_result_autogens_spans_still_give_agents_tools_and_hando
 
 
 def test_faq_and_a_direct_answer_offline() -> None:
-    faq, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring?", seed=3)
-    assert [(s.action, s.agent) for s in faq.steps] == [
-        (Action.HANDOFF, TRIAGE), (Action.CALL_TOOL, FAQ), (Action.RESPOND, FAQ),
-    ]
-    assert faq.steps[0].target == FAQ
-    assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
-    direct, _ = run_with_spans(offline_adapter(V1), "Can you book me a hotel in Paris for tonight?", seed=3)
-    assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE)]
-    assert direct.output == OUT_OF_SCOPE
+    check_faq_and_direct_answer(offline_trial(V1), TRIAGE, FAQ, seed=3)
 
 
 def test_a_specialist_hands_back_to_triage() -> None:
-    trace, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring? And something else.", seed=2)
-    assert [(s.action, s.agent, s.target) for s in trace.steps] == [
-        (Action.HANDOFF, TRIAGE, FAQ),
-        (Action.CALL_TOOL, FAQ, None),
-        (Action.HANDOFF, FAQ, TRIAGE),
-        (Action.RESPOND, TRIAGE, None),
-    ]
-    assert trace.output.startswith("Thanks for waiting.")
+    check_hand_back(offline_trial(V1), TRIAGE, FAQ)
 
 
 def test_a_failing_tool_is_the_calls_error() -> None:
-    trace, _ = run_with_spans(offline_adapter(V1), "Please change my seat, confirmation ABC123.", seed=2)
-    call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
-    assert (call.agent, call.tool) == (SEAT, "update_seat")
-    assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
+    check_failing_tool(offline_trial(V1)(BAD_SEAT_Q, 2), SEAT)
 
 
 # -- concurrency ------------------------------------------------------------------------------------------

@@ -44,11 +44,6 @@ SUITE = ROOT / "examples" / "frameworks" / "langgraph" / "agentassay.yml"
 SEAT_Q = "I'd like to change my seat to {seat}. My confirmation number is ABC123."
 
 
-@pytest.fixture(autouse=True)
-def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-
-
 def fake_graph(seed: int = 0):
     return build_graph(TRIAGE_INSTRUCTIONS_V1, AirlineFakeModel(seed=seed))
 

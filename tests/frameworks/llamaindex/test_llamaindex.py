@@ -25,7 +25,6 @@ from agentassay._integrations.importers import import_spans
 from agentassay._traces import Action, Trace
 from examples.customer_service.airline import (
     FAQ_AGENT,
-    OUT_OF_SCOPE,
     SEAT_AGENT,
     TRIAGE_AGENT,
     TRIAGE_INSTRUCTIONS_V1,
@@ -33,7 +32,11 @@ from examples.customer_service.airline import (
 )
 from examples.frameworks.llamaindex._workflow import build_workflow
 from tests._support.frameworks import (
+    BAD_SEAT_Q,
     SEAT_Q,
+    check_failing_tool,
+    check_faq_and_direct_answer,
+    check_hand_back,
     check_seat_steps,
     concurrent_seat_trials,
     offline_adapter,
@@ -47,17 +50,16 @@ V1 = "examples.frameworks.llamaindex.v1:workflow"
 V2 = "examples.frameworks.llamaindex.v2:workflow"
 
 
-@pytest.fixture(autouse=True)
-def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-
-
 def run_with_events(question: str, seed: int) -> tuple[Trace, list[dict[str, Any]], Events | None]:
     """One offline trial, the spans the capture handed to the profile (before its fix-ups) and its events."""
     adapter = offline_adapter(V1)
     events = adapter.profile._events
     trace, (spans, kept) = run_with_spans(adapter, question, seed, keep=lambda s: (s, events.get(s[0]["traceId"])))
     return trace, spans, kept
+
+
+def trial(question: str, seed: int) -> Trace:
+    return run_with_events(question, seed)[0]
 
 
 def check_seat_trace(trace: Trace, seat: str) -> None:
@@ -137,33 +139,15 @@ def test_a_refused_handoff_stays_a_tool_call() -> None:
 
 
 def test_faq_and_a_direct_answer_offline() -> None:
-    faq, _, _ = run_with_events("How much baggage can I bring?", seed=3)
-    assert [(s.action, s.agent) for s in faq.steps] == [
-        (Action.HANDOFF, TRIAGE_AGENT), (Action.CALL_TOOL, FAQ_AGENT), (Action.RESPOND, FAQ_AGENT),
-    ]
-    assert faq.steps[0].target == FAQ_AGENT
-    assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
-    direct, _, _ = run_with_events("Can you book me a hotel in Paris for tonight?", seed=3)
-    assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE_AGENT)]
-    assert direct.output == OUT_OF_SCOPE
+    check_faq_and_direct_answer(trial, TRIAGE_AGENT, FAQ_AGENT, seed=3)
 
 
 def test_a_specialist_hands_back_to_triage() -> None:
-    trace, _, _ = run_with_events("How much baggage can I bring? And something else.", seed=2)
-    assert [(s.action, s.agent, s.target) for s in trace.steps] == [
-        (Action.HANDOFF, TRIAGE_AGENT, FAQ_AGENT),
-        (Action.CALL_TOOL, FAQ_AGENT, None),
-        (Action.HANDOFF, FAQ_AGENT, TRIAGE_AGENT),
-        (Action.RESPOND, TRIAGE_AGENT, None),
-    ]
-    assert trace.output.startswith("Thanks for waiting.")
+    check_hand_back(trial, TRIAGE_AGENT, FAQ_AGENT)
 
 
 def test_a_failing_tool_is_the_calls_error() -> None:
-    trace, _, _ = run_with_events("Please change my seat, confirmation ABC123.", seed=2)
-    call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
-    assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
-    assert "invalid seat" in (call.error or "") and call.output is None and "Traceback" not in call.error
+    assert check_failing_tool(trial(BAD_SEAT_Q, 2), SEAT_AGENT).output is None
 
 
 # -- concurrency ------------------------------------------------------------------------------------------

@@ -37,11 +37,6 @@ SUITE = ROOT / "examples" / "frameworks" / "smolagents" / "agentassay.yml"
 SEAT_Q = "I'd like to change my seat to {seat}. My confirmation number is ABC123."
 
 
-@pytest.fixture(autouse=True)
-def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[OfflineServer]:
     """An offline server of the test's own (the suite tests use the process's endpoint instead)."""

@@ -24,7 +24,6 @@ from agentassay._integrations.importers import import_spans
 from agentassay._traces import Action, Trace
 from examples.customer_service.airline import (
     FAQ_AGENT,
-    OUT_OF_SCOPE,
     SEAT_AGENT,
     TRIAGE_AGENT,
     TRIAGE_INSTRUCTIONS_V1,
@@ -32,10 +31,15 @@ from examples.customer_service.airline import (
 )
 from examples.frameworks.strands._workflow import build_swarm
 from tests._support.frameworks import (
+    BAD_SEAT_Q,
     SEAT_Q,
+    check_failing_tool,
+    check_faq_and_direct_answer,
+    check_hand_back,
     check_seat_steps,
     concurrent_seat_trials,
     offline_adapter,
+    offline_trial,
     run_then_check_blocks,
     run_with_spans,
 )
@@ -44,11 +48,6 @@ ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "examples" / "frameworks" / "strands" / "agentassay.yml"
 V1 = "examples.frameworks.strands.v1:swarm"
 V2 = "examples.frameworks.strands.v2:swarm"
-
-
-@pytest.fixture(autouse=True)
-def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
 
 
 def check_seat_trace(trace: Trace, seat: str) -> None:
@@ -125,33 +124,15 @@ def test_fix_spans_names_agents_turns_the_handoff_tool_into_handoffs_and_unwraps
 
 
 def test_faq_and_a_direct_answer_offline() -> None:
-    faq, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring?", seed=3)
-    assert [(s.action, s.agent) for s in faq.steps] == [
-        (Action.HANDOFF, TRIAGE_AGENT), (Action.CALL_TOOL, FAQ_AGENT), (Action.RESPOND, FAQ_AGENT),
-    ]
-    assert faq.steps[0].target == FAQ_AGENT
-    assert faq.steps[1].arguments == {"question": "How much baggage can I bring?"} and "bag" in faq.output
-    direct, _ = run_with_spans(offline_adapter(V1), "Can you book me a hotel in Paris for tonight?", seed=3)
-    assert [(s.action, s.agent) for s in direct.steps] == [(Action.RESPOND, TRIAGE_AGENT)]
-    assert direct.output == OUT_OF_SCOPE
+    check_faq_and_direct_answer(offline_trial(V1), TRIAGE_AGENT, FAQ_AGENT, seed=3)
 
 
 def test_a_specialist_hands_back_to_triage() -> None:
-    trace, _ = run_with_spans(offline_adapter(V1), "How much baggage can I bring? And something else.", seed=2)
-    assert [(s.action, s.agent, s.target) for s in trace.steps] == [
-        (Action.HANDOFF, TRIAGE_AGENT, FAQ_AGENT),
-        (Action.CALL_TOOL, FAQ_AGENT, None),
-        (Action.HANDOFF, FAQ_AGENT, TRIAGE_AGENT),
-        (Action.RESPOND, TRIAGE_AGENT, None),
-    ]
-    assert trace.output.startswith("Thanks for waiting.")
+    check_hand_back(offline_trial(V1), TRIAGE_AGENT, FAQ_AGENT)
 
 
 def test_a_failing_tool_is_the_calls_error() -> None:
-    trace, _ = run_with_spans(offline_adapter(V1), "Please change my seat, confirmation ABC123.", seed=2)
-    call = next(s for s in trace.steps if s.action is Action.CALL_TOOL)
-    assert (call.agent, call.tool) == (SEAT_AGENT, "update_seat")
-    assert "invalid seat" in (call.error or "") and "Traceback" not in call.error
+    check_failing_tool(offline_trial(V1)(BAD_SEAT_Q, 2), SEAT_AGENT)
 
 
 # -- concurrency ------------------------------------------------------------------------------------------
